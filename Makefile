@@ -1,0 +1,54 @@
+# ChronoCache: the commands the README documents. Thin wrappers over CMakePresets.json.
+#   make run    install what is missing, build Release, run the example program
+#   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
+#   make bench  install what is missing, build Release, print the engine benchmark table
+
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+
+# Debian packages the build, tests and benchmarks need.
+DEB_PACKAGES := cmake ninja-build g++ python3 clang-format \
+                libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev
+
+.PHONY: setup build-release build-asan run test format format-check bench bench-memory clean
+
+setup:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build-release: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+
+build-asan: setup
+	cmake --preset asan-ubsan >/dev/null
+	cmake --build --preset asan-ubsan -j $(JOBS)
+
+run: build-release
+	./build/release/examples/chronocache_example
+
+format-check: setup
+	tools/format.sh --check
+
+format: setup
+	tools/format.sh
+
+test: format-check build-asan
+	ctest --preset asan-ubsan -j $(JOBS)
+
+bench: build-release
+	python3 bench/engine/run_engine_bench.py --build-dir build/release
+
+bench-memory: build-release
+	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only
+
+clean:
+	rm -rf build

@@ -1,0 +1,111 @@
+// Hashing for the table: a 64-bit hash whose every bit is well mixed.
+//
+// The table takes three independent slices of one hash (see docs/design/engine.md):
+//   bits 63..(64-depth)  directory index (which segment)
+//   bits  7..18          home group inside the segment
+//   bits  0..6           7-bit tag stored in the control byte
+// std::hash<int> is the identity, which would put every small key in segment 0 and group 0, so
+// integers go through a multiply-fold mixer; byte strings through a wyhash-style loop that reads
+// 16 bytes per step. Both are seeded with fixed constants: hashing is deterministic across runs,
+// which keeps benchmarks and differential tests reproducible.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace chronocache {
+
+namespace detail {
+
+// Odd 64-bit constants with balanced bits (digits of pi and e in hex).
+inline constexpr std::uint64_t kMix0 = 0x243f6a8885a308d3ULL;
+inline constexpr std::uint64_t kMix1 = 0x13198a2e03707345ULL;
+inline constexpr std::uint64_t kMix2 = 0xa4093822299f31d1ULL;
+inline constexpr std::uint64_t kMix3 = 0xb7e151628aed2a6bULL;
+
+// Full 64x64->128 multiply, folded: every output bit depends on every input bit of a and b.
+inline std::uint64_t mul_fold(std::uint64_t a, std::uint64_t b) noexcept {
+  __extension__ using U128 = unsigned __int128;  // GCC/Clang builtin; __extension__ keeps -Wpedantic quiet
+  const U128 product = static_cast<U128>(a) * b;
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+inline std::uint64_t load_u64(const unsigned char* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Reads 1..8 bytes without touching memory outside [p, p+n).
+inline std::uint64_t load_tail(const unsigned char* p, std::size_t n) noexcept {
+  if (n >= 4) {
+    std::uint32_t lo;
+    std::uint32_t hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return (static_cast<std::uint64_t>(hi) << 32) | lo;
+  }
+  return (static_cast<std::uint64_t>(p[0]) << 16) | (static_cast<std::uint64_t>(p[n >> 1]) << 8) |
+         p[n - 1];
+}
+
+}  // namespace detail
+
+inline std::uint64_t hash_integer(std::uint64_t x) noexcept {
+  return detail::mul_fold(x ^ detail::kMix0, detail::kMix1);
+}
+
+inline std::uint64_t hash_bytes(const void* data, std::size_t n) noexcept {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t state = detail::kMix0 ^ (n * detail::kMix3);
+  std::size_t left = n;
+  while (left > 16) {
+    state = detail::mul_fold(detail::load_u64(p) ^ detail::kMix1, detail::load_u64(p + 8) ^ state);
+    p += 16;
+    left -= 16;
+  }
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  if (left > 8) {
+    a = detail::load_u64(p);
+    b = detail::load_tail(p + 8, left - 8);
+  } else if (left > 0) {
+    a = detail::load_tail(p, left);
+  }
+  return detail::mul_fold(a ^ detail::kMix2 ^ state, b ^ detail::kMix1 ^ n);
+}
+
+// DefaultHash<K>: integers and enums are mixed, strings hashed by bytes (transparently, so a
+// Cache<std::string, V> can be probed with a std::string_view or const char* without building a
+// std::string). Anything else falls back to std::hash, re-mixed so identity hashes are safe.
+template <class K, class = void>
+struct DefaultHash {
+  std::uint64_t operator()(const K& key) const noexcept {
+    return hash_integer(static_cast<std::uint64_t>(std::hash<K>{}(key)));
+  }
+};
+
+template <class K>
+struct DefaultHash<K, std::enable_if_t<std::is_integral_v<K> || std::is_enum_v<K>>> {
+  std::uint64_t operator()(K key) const noexcept {
+    return hash_integer(static_cast<std::uint64_t>(key));
+  }
+};
+
+struct StringHash {
+  using is_transparent = void;
+  std::uint64_t operator()(std::string_view s) const noexcept {
+    return hash_bytes(s.data(), s.size());
+  }
+};
+
+template <>
+struct DefaultHash<std::string> : StringHash {};
+template <>
+struct DefaultHash<std::string_view> : StringHash {};
+
+}  // namespace chronocache

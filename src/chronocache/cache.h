@@ -1,0 +1,354 @@
+// chronocache::Cache: an in-memory key-value cache with a time-to-live per entry.
+//
+//   #include "chronocache/cache.h"
+//   using namespace std::chrono_literals;
+//
+//   chronocache::Cache<std::string, int> cache;
+//   cache.put("answer", 42, 30s);                 // visible for 30 s
+//   cache.put("forever", 7);                      // no expiry
+//   std::optional<int> v = cache.get("answer");   // std::string_view lookups build no string
+//   cache.reclaim_expired(1024);                  // a host's periodic, bounded sweep
+//
+//   // Bounded, with a policy chosen at compile time and a clock tests can move:
+//   chronocache::Cache<int, int, chronocache::Lru, chronocache::ManualClock> lru({.max_entries = 2});
+//   lru.clock().advance(5s);
+//
+// Semantics (tests in cache_test.cc pin each line):
+//   * An entry with deadline D is visible strictly before D: at now == D it is gone for get,
+//     contains, size and erase. Deadlines have millisecond resolution; a TTL is rounded up to a
+//     whole millisecond, so a positive TTL never means "already expired".
+//   * TTL <= 0: nothing is stored, any previous value of the key is removed, and put returns
+//     kExpiredOnArrival (the entry would be dead at its own insertion).
+//   * A TTL so long that now + TTL passes the end of time means "never expires".
+//   * put on an existing key replaces value and deadline (a put without TTL clears the deadline).
+//   * Expiry is lazy (get and put remove an expired entry they meet) plus proactive: the host calls
+//     reclaim_expired(budget), which examines at most `budget` slots and frees the expired ones.
+//   * size() counts live entries only and changes nothing. It is O(1) while no stored deadline can
+//     have passed (it keeps a lower bound on the earliest deadline, refreshed by each full
+//     reclaim_expired cycle) and O(capacity) otherwise.
+//   * max_entries bounds stored entries; a new key beyond it evicts Policy's victim (or is refused
+//     under TtlOnly). An expired victim counts as expired, not evicted.
+//
+// Cost model: one hash per operation, one clock read per public call (a relaxed atomic load with
+// CoarseClock), no allocation except when the table grows (one segment at a time) or a deadline is
+// beyond the ~49-day window of the 32-bit slot encoding (kept exactly in a side map, see
+// expiry/deadline.h). Not thread-safe: use ShardedCache, or one Cache per thread.
+//
+// Invalidation: values are returned by copy, so nothing a Cache returns dangles.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "chronocache/base/hash.h"
+#include "chronocache/clock/clock.h"
+#include "chronocache/clock/coarse_clock.h"
+#include "chronocache/expiry/deadline.h"
+#include "chronocache/options.h"
+#include "chronocache/policy/eviction_policy.h"
+#include "chronocache/policy/ttl_only.h"
+#include "chronocache/stats.h"
+#include "chronocache/table/segmented_table.h"
+
+namespace chronocache {
+
+enum class PutOutcome : std::uint8_t {
+  kInserted,           // the key had no live entry; now it has one
+  kReplaced,           // a live entry got the new value and deadline
+  kExpiredOnArrival,   // TTL <= 0 (or deadline <= now): nothing stored, old value removed
+  kRejectedFull,       // max_entries reached and the policy names no victim (TtlOnly)
+};
+
+// A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
+struct Hashed {
+  std::uint64_t value;
+};
+
+inline constexpr TimePoint kNoExpiry = detail::kNever;
+
+template <class K, class V, EvictionPolicy Policy = TtlOnly, Clock ClockT = CoarseClock,
+          class Hash = DefaultHash<K>, class Eq = std::equal_to<>>
+class Cache {
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  using policy_type = Policy;
+  using clock_type = ClockT;
+
+  explicit Cache(CacheOptions options = {}, ClockT clock = ClockT(), Hash hash = Hash(), Eq eq = Eq())
+      : options_(options),
+        clock_(std::move(clock)),
+        table_(hash, eq),
+        epoch_(clock_.now()),
+        far_(0, hash, eq) {
+    if (options_.initial_capacity != 0) reserve(options_.initial_capacity);
+  }
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
+  // ---- The everyday API: reads the clock once per call. ------------------------------------
+
+  template <class Q, class Rep, class Period>
+    requires std::constructible_from<K, Q&&>
+  PutOutcome put(Q&& key, V value, std::chrono::duration<Rep, Period> ttl) {
+    const TimePoint now = clock_.now();
+    const std::int64_t ttl_ms = detail::ttl_to_ms(ttl);
+    const TimePoint deadline = ttl_ms <= 0 ? now : detail::deadline_after(now, ttl_ms);
+    const Hashed h{table_.hash(key)};
+    return put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
+  }
+
+  // No expiry.
+  template <class Q>
+    requires std::constructible_from<K, Q&&>
+  PutOutcome put(Q&& key, V value) {
+    const Hashed h{table_.hash(key)};
+    return put_prehashed(std::forward<Q>(key), std::move(value), kNoExpiry, h, clock_.now());
+  }
+
+  template <class Q>
+  std::optional<V> get(const Q& key) {
+    return get_prehashed(key, Hashed{table_.hash(key)}, clock_.now());
+  }
+
+  // True when a live entry was removed.
+  template <class Q>
+  bool erase(const Q& key) {
+    return erase_prehashed(key, Hashed{table_.hash(key)}, clock_.now());
+  }
+
+  template <class Q>
+  bool contains(const Q& key) const {
+    return contains_prehashed(key, Hashed{table_.hash(key)}, clock_.now());
+  }
+
+  // The live entry's deadline (kNoExpiry if it has none); nullopt if there is no live entry.
+  template <class Q>
+  std::optional<TimePoint> deadline(const Q& key) const {
+    const TimePoint now = clock_.now();
+    const Ref ref = table_.find(key, table_.hash(key));
+    if (!ref || !epoch_.is_live_at(ref.slot->deadline, now)) return std::nullopt;
+    if (ref.slot->deadline != detail::kNoDeadlineInWindow) return epoch_.decode(ref.slot->deadline);
+    const auto far = far_.find(ref.slot->key);
+    return far == far_.end() ? kNoExpiry : far->second;
+  }
+
+  // Live entries. Const: removes nothing, so it is safe under a shared lock.
+  std::size_t size() const {
+    const TimePoint now = clock_.now();
+    if (now < next_expiry_lower_bound_) return table_.size();
+    std::size_t live = 0;
+    table_.for_each([&](const Slot& slot) { live += epoch_.is_live_at(slot.deadline, now) ? 1 : 0; });
+    return live;
+  }
+  bool empty() const { return size() == 0; }
+
+  // Examines at most `budget` slots, continuing where the previous call stopped, and removes
+  // the expired entries among them. Returns how many it removed.
+  std::size_t reclaim_expired(std::size_t budget) { return reclaim_expired_at(budget, clock_.now()); }
+
+  void clear() {
+    table_.clear();
+    policy_.clear();
+    far_.clear();
+    next_expiry_lower_bound_ = kNoExpiry;
+    cycle_min_deadline_ = kNoExpiry;
+  }
+
+  // Makes room for `entries` without further growth.
+  void reserve(std::size_t entries) { table_.reserve(entries, on_move()); }
+
+  // Heap bytes held by the table, the policy and far deadlines (not heap owned by keys/values).
+  std::size_t memory_bytes() const noexcept {
+    return table_.memory_bytes() + policy_.memory_bytes() +
+           far_.bucket_count() * sizeof(void*) + far_.size() * (sizeof(K) + 3 * sizeof(void*));
+  }
+
+  const CacheStats& stats() const noexcept { return stats_; }
+  const CacheOptions& options() const noexcept { return options_; }
+  ClockT& clock() noexcept { return clock_; }
+  const ClockT& clock() const noexcept { return clock_; }
+
+  // ---- For hosts that hash once and read the clock once per batch (ShardedCache, the server).
+  // `h` must be table hash of `key` (hash_of); `now` must not run backwards across calls.
+
+  template <class Q>
+  std::uint64_t hash_of(const Q& key) const noexcept {
+    return table_.hash(key);
+  }
+
+  // Stores `value` until `deadline` (kNoExpiry for none).
+  template <class Q>
+    requires std::constructible_from<K, Q&&>
+  PutOutcome put_prehashed(Q&& key, V value, TimePoint deadline, Hashed h, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (deadline <= now) [[unlikely]] {
+      if (ref) erase_counting_expiry(ref, relative_now);
+      return PutOutcome::kExpiredOnArrival;
+    }
+    if (ref) {
+      if (detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
+        forget_far_deadline(*ref.slot);
+        ref.slot->value = std::move(value);
+        set_deadline(*ref.slot, deadline);
+        policy_.on_access(ref.slot->meta);
+        return PutOutcome::kReplaced;
+      }
+      erase_counting_expiry(ref, relative_now);
+    }
+    if (options_.max_entries != 0 && table_.size() >= options_.max_entries &&
+        !make_room(relative_now)) {
+      return PutOutcome::kRejectedFull;
+    }
+    const Ref fresh = table_.insert_absent(std::forward<Q>(key), std::move(value), h.value,
+                                           detail::kNoDeadlineInWindow, on_move());
+    set_deadline(*fresh.slot, deadline);
+    fresh.slot->meta = policy_.on_insert(fresh.id());
+    return PutOutcome::kInserted;
+  }
+
+  template <class Q>
+  std::optional<V> get_prehashed(const Q& key, Hashed h, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (ref) [[likely]] {
+      if (detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
+        policy_.on_access(ref.slot->meta);
+        ++stats_.hits;
+        return ref.slot->value;
+      }
+      erase_entry(ref);
+      ++stats_.expired;
+    }
+    ++stats_.misses;
+    return std::nullopt;
+  }
+
+  template <class Q>
+  bool erase_prehashed(const Q& key, Hashed h, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    return ref && erase_counting_expiry(ref, relative_now);
+  }
+
+  template <class Q>
+  bool contains_prehashed(const Q& key, Hashed h, TimePoint now) const {
+    const Ref ref = table_.find(key, h.value);
+    return ref && epoch_.is_live_at(ref.slot->deadline, now);
+  }
+
+  std::size_t reclaim_expired_at(std::size_t budget, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    std::size_t reclaimed = 0;
+    const detail::SweepProgress progress = table_.sweep(budget, [&](Ref ref) {
+      const detail::StoredDeadline stored = ref.slot->deadline;
+      if (!detail::DeadlineEpoch::is_live(stored, relative_now)) {
+        erase_entry(ref);
+        ++stats_.expired;
+        ++reclaimed;
+      } else if (stored != detail::kNoDeadlineInWindow) {
+        cycle_min_deadline_ = std::min(cycle_min_deadline_, epoch_.decode(stored));
+      } else if (!far_.empty()) {
+        // Far deadlines lie beyond the window of the current epoch (rebase keeps it so).
+        cycle_min_deadline_ = std::min(cycle_min_deadline_, epoch_.epoch() + detail::kWindow);
+      }
+    });
+    if (progress.wrapped) {
+      next_expiry_lower_bound_ = cycle_min_deadline_;
+      cycle_min_deadline_ = kNoExpiry;
+    }
+    return reclaimed;
+  }
+
+ private:
+  using Table = detail::SegmentedTable<K, V, typename Policy::Meta, Hash, Eq>;
+  using Slot = typename Table::SlotType;
+  using Ref = typename Table::Ref;
+
+  auto on_move() noexcept {
+    return [this](Slot& slot, SlotId id) { policy_.on_move(slot.meta, id); };
+  }
+
+  std::uint32_t relative_now_rebased(TimePoint now) {
+    if (epoch_.needs_rebase(now)) [[unlikely]]
+      rebase(now);
+    return epoch_.relative_now(now);
+  }
+
+  // Every 24.8 days of uptime: moves the epoch to now and shifts every stored deadline. O(n).
+  void rebase(TimePoint now) {
+    const std::uint64_t shift = epoch_.advance_to(now);
+    table_.for_each_mutable(
+        [shift](Slot& slot) { slot.deadline = detail::DeadlineEpoch::shifted(slot.deadline, shift); });
+    for (auto it = far_.begin(); it != far_.end();) {
+      const detail::StoredDeadline stored = epoch_.encode(it->second);
+      if (stored == detail::kNoDeadlineInWindow) {
+        ++it;
+        continue;
+      }
+      const Ref ref = table_.find(it->first, table_.hash(it->first));
+      CC_CHECK(ref, "a far deadline without its entry");
+      ref.slot->deadline = stored;
+      it = far_.erase(it);
+    }
+  }
+
+  void set_deadline(Slot& slot, TimePoint deadline) {
+    slot.deadline = epoch_.encode(deadline);
+    if (deadline == kNoExpiry) return;
+    if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]]
+      far_.insert_or_assign(slot.key, deadline);
+    next_expiry_lower_bound_ = std::min(next_expiry_lower_bound_, deadline);
+    cycle_min_deadline_ = std::min(cycle_min_deadline_, deadline);
+  }
+
+  void forget_far_deadline(const Slot& slot) {
+    if (slot.deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]]
+      far_.erase(slot.key);
+  }
+
+  void erase_entry(Ref ref) {
+    policy_.on_erase(ref.slot->meta);
+    forget_far_deadline(*ref.slot);
+    table_.erase_at(ref);
+  }
+
+  // Erases and returns whether the entry was live; an expired one is counted as expired.
+  bool erase_counting_expiry(Ref ref, std::uint32_t relative_now) {
+    const bool live = detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now);
+    erase_entry(ref);
+    if (!live) ++stats_.expired;
+    return live;
+  }
+
+  bool make_room(std::uint32_t relative_now) {
+    const std::optional<SlotId> victim = policy_.pick_victim();
+    if (!victim) return false;
+    const Ref ref = table_.at(*victim);
+    if (erase_counting_expiry(ref, relative_now)) ++stats_.evicted;
+    return true;
+  }
+
+  CacheOptions options_;
+  [[no_unique_address]] ClockT clock_;
+  Table table_;
+  [[no_unique_address]] Policy policy_;
+  detail::DeadlineEpoch epoch_;
+  CacheStats stats_;
+  // No stored deadline is earlier than this, so size() may skip its scan while now is before it.
+  TimePoint next_expiry_lower_bound_ = kNoExpiry;
+  // The earliest deadline seen in the current reclaim cycle (and put since it began).
+  TimePoint cycle_min_deadline_ = kNoExpiry;
+  // Exact deadlines of entries that expire beyond the 32-bit window (rare: TTLs over ~24 days).
+  std::unordered_map<K, TimePoint, Hash, Eq> far_;
+};
+
+}  // namespace chronocache

@@ -1,0 +1,107 @@
+// Deadlines in 32 bits: milliseconds after an epoch that the owning cache rebases.
+//
+// A deadline sits in every slot, so its width is paid per entry: 4 bytes instead of the 8 of a
+// time_point. The stored value is the deadline's distance from `epoch` in ms:
+//
+//     stored value   meaning
+//     0              expired (what a rebase leaves when it shifts a past deadline)
+//     1 .. 2^32-2    expires at epoch + value ms
+//     2^32-1         no deadline inside the window: never expires, or expires so far ahead
+//                    that the owner keeps the exact time aside (see Cache's far deadlines)
+//
+// The owner rebases (epoch := now, every stored value shifted down) once `now` is 2^31 ms
+// (24.8 days) past the epoch, so `now - epoch` always fits in 31 bits and a live check on the hot
+// path is one unsigned compare: `stored > relative_now`. A deadline equal to now is expired: an
+// entry is visible strictly before its deadline, never at it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+#include "chronocache/clock/clock.h"
+
+namespace chronocache::detail {
+
+using StoredDeadline = std::uint32_t;
+
+inline constexpr StoredDeadline kExpiredMark = 0;
+inline constexpr StoredDeadline kNoDeadlineInWindow = std::numeric_limits<std::uint32_t>::max();
+// How far past the epoch `now` may go before a rebase: keeps relative_now below 2^31, so any
+// stored value in the window still compares correctly.
+inline constexpr Duration kRebaseAfter{std::int64_t{1} << 31};
+// The furthest deadline a stored value can express.
+inline constexpr Duration kWindow{std::int64_t{kNoDeadlineInWindow} - 1};
+
+inline constexpr TimePoint kNever = TimePoint::max();
+
+class DeadlineEpoch {
+ public:
+  explicit DeadlineEpoch(TimePoint epoch) noexcept : epoch_(epoch) {}
+
+  TimePoint epoch() const noexcept { return epoch_; }
+
+  bool needs_rebase(TimePoint now) const noexcept { return now - epoch_ >= kRebaseAfter; }
+
+  // Precondition: !needs_rebase(now). A clock reading before the epoch counts as the epoch.
+  std::uint32_t relative_now(TimePoint now) const noexcept {
+    const auto delta = (now - epoch_).count();
+    return delta > 0 ? static_cast<std::uint32_t>(delta) : 0;
+  }
+
+  static bool is_live(StoredDeadline stored, std::uint32_t relative_now) noexcept {
+    return stored > relative_now;
+  }
+
+  // Exact for any `now`, rebased or not; used by const paths that may not rebase.
+  bool is_live_at(StoredDeadline stored, TimePoint now) const noexcept {
+    return stored == kNoDeadlineInWindow || epoch_ + Duration(stored) > now;
+  }
+
+  // kNoDeadlineInWindow when `deadline` is kNever or beyond the window.
+  StoredDeadline encode(TimePoint deadline) const noexcept {
+    if (deadline == kNever || deadline - epoch_ > kWindow) return kNoDeadlineInWindow;
+    const auto delta = (deadline - epoch_).count();
+    return delta > 0 ? static_cast<StoredDeadline>(delta) : kExpiredMark;
+  }
+
+  // Precondition: stored != kNoDeadlineInWindow.
+  TimePoint decode(StoredDeadline stored) const noexcept { return epoch_ + Duration(stored); }
+
+  // Moves the epoch to `new_epoch` (>= epoch); returns the shift to apply to stored values.
+  std::uint64_t advance_to(TimePoint new_epoch) noexcept {
+    const auto shift = (new_epoch - epoch_).count();
+    epoch_ = new_epoch;
+    return static_cast<std::uint64_t>(shift);
+  }
+
+  static StoredDeadline shifted(StoredDeadline stored, std::uint64_t shift) noexcept {
+    if (stored == kNoDeadlineInWindow) return stored;
+    return stored > shift ? static_cast<StoredDeadline>(stored - shift) : kExpiredMark;
+  }
+
+ private:
+  TimePoint epoch_;
+};
+
+// Converts a TTL of any integral duration to whole milliseconds, rounding up (a positive TTL
+// never becomes zero) and saturating at the int64 maximum instead of overflowing.
+template <class Rep, class Period>
+constexpr std::int64_t ttl_to_ms(std::chrono::duration<Rep, Period> ttl) noexcept {
+  static_assert(std::is_integral_v<Rep>, "TTL durations must have an integral count");
+  using ToMs = std::ratio_divide<Period, std::milli>;
+  const auto count = static_cast<std::int64_t>(ttl.count());
+  if (count <= 0) return count < 0 ? -1 : 0;
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  if (count > kMax / ToMs::num) return kMax;
+  const std::int64_t scaled = count * ToMs::num;
+  return scaled / ToMs::den + (scaled % ToMs::den != 0 ? 1 : 0);
+}
+
+// now + ttl_ms, or kNever when that passes the end of time.
+inline TimePoint deadline_after(TimePoint now, std::int64_t ttl_ms) noexcept {
+  const auto headroom = (TimePoint::max() - now).count();
+  return ttl_ms >= headroom ? kNever : now + Duration(ttl_ms);
+}
+
+}  // namespace chronocache::detail

@@ -1,0 +1,41 @@
+// EvictionPolicy: what a cache with a capacity bound asks of the code that picks victims.
+//
+// A policy keeps its own order over the cache's entries. The cache stores a small `Meta` value
+// inside each slot on the policy's behalf (a handle, a counter: a few bytes, or nothing) and calls
+// the hooks below at the moments they name. Entries are named by SlotId; the table reports every
+// relocation through on_move, so a policy never holds a pointer into the table.
+//
+// Adding a policy is one file: a class satisfying this concept, plus a line in the conformance
+// suite (policy/policy_conformance_test.cc).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <optional>
+
+#include "chronocache/base/slot_id.h"
+
+namespace chronocache {
+
+template <class P>
+concept EvictionPolicy =
+    std::default_initializable<P> && std::default_initializable<typename P::Meta> &&
+    std::is_trivially_copyable_v<typename P::Meta> &&
+    requires(P& policy, const P& const_policy, typename P::Meta& meta, SlotId id) {
+      // A new entry was stored at `id`; returns the metadata to keep in its slot.
+      { policy.on_insert(id) } -> std::same_as<typename P::Meta>;
+      // A get hit or an overwrite touched the entry.
+      policy.on_access(meta);
+      // The entry leaves the cache: erase, expiry, eviction or clear.
+      policy.on_erase(meta);
+      // Table growth moved the entry to `id`.
+      policy.on_move(meta, id);
+      // The entry to drop to make room; nullopt means "refuse the insert instead".
+      { policy.pick_victim() } -> std::same_as<std::optional<SlotId>>;
+      // Forget every entry (the cache was cleared).
+      policy.clear();
+      // Heap bytes the policy holds beyond the per-slot Meta.
+      { const_policy.memory_bytes() } -> std::convertible_to<std::size_t>;
+    };
+
+}  // namespace chronocache

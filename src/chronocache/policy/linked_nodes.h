@@ -1,0 +1,100 @@
+// LinkedNodes: doubly linked lists of entries, addressed by 32-bit handles (Lru and Lfu share it).
+//
+// Handles 0..list_count-1 are the lists' sentinels; entries get handles after them, recycled
+// through a free list. Nodes live in fixed 4096-node chunks, so the pool grows without copying
+// and a handle stays valid until released. A node records its entry's SlotId (kept current by the
+// policy's on_move) and one spare word the policy may use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "chronocache/base/assert.h"
+#include "chronocache/base/slot_id.h"
+
+namespace chronocache::detail {
+
+class LinkedNodes {
+ public:
+  using Handle = std::uint32_t;
+  struct Node {
+    Handle prev;
+    Handle next;
+    SlotId slot;
+    std::uint32_t aux;  // policy-defined (Lfu: the access count)
+  };
+
+  explicit LinkedNodes(std::uint32_t list_count) : list_count_(list_count) { clear(); }
+
+  Node& operator[](Handle h) noexcept { return chunks_[h >> kChunkBits][h & kChunkMask]; }
+  const Node& operator[](Handle h) const noexcept {
+    return chunks_[h >> kChunkBits][h & kChunkMask];
+  }
+
+  Handle allocate(SlotId slot, std::uint32_t aux = 0) {
+    Handle h;
+    if (free_head_ != kNone) {
+      h = free_head_;
+      free_head_ = (*this)[h].next;
+    } else {
+      CC_CHECK(used_ < kNone, "more than 2^32 - 1 policy nodes");
+      h = used_++;
+      if ((h >> kChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(kChunkSize));
+    }
+    (*this)[h] = Node{h, h, slot, aux};
+    return h;
+  }
+
+  // Precondition: the node is unlinked.
+  void release(Handle h) noexcept {
+    (*this)[h].next = free_head_;
+    free_head_ = h;
+  }
+
+  void push_front(std::uint32_t list, Handle h) noexcept {
+    Node& head = (*this)[list];
+    Node& node = (*this)[h];
+    node.prev = list;
+    node.next = head.next;
+    (*this)[head.next].prev = h;
+    head.next = h;
+  }
+
+  void unlink(Handle h) noexcept {
+    Node& node = (*this)[h];
+    (*this)[node.prev].next = node.next;
+    (*this)[node.next].prev = node.prev;
+  }
+
+  bool empty(std::uint32_t list) const noexcept { return (*this)[list].next == list; }
+  // Precondition: !empty(list). The least recently pushed node.
+  Handle back(std::uint32_t list) const noexcept { return (*this)[list].prev; }
+
+  void clear() {
+    chunks_.clear();
+    chunks_.push_back(std::make_unique<Node[]>(kChunkSize));
+    CC_CHECK(list_count_ <= kChunkSize, "sentinels must fit the first chunk");
+    for (Handle list = 0; list < list_count_; ++list) (*this)[list] = Node{list, list, 0, 0};
+    used_ = list_count_;
+    free_head_ = kNone;
+  }
+
+  std::size_t memory_bytes() const noexcept {
+    return chunks_.size() * kChunkSize * sizeof(Node) + chunks_.capacity() * sizeof(void*);
+  }
+
+ private:
+  static constexpr unsigned kChunkBits = 12;
+  static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr std::uint32_t kChunkMask = kChunkSize - 1;
+  static constexpr Handle kNone = 0xFFFFFFFFu;
+
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  std::uint32_t list_count_;
+  Handle used_ = 0;
+  Handle free_head_ = kNone;
+};
+
+}  // namespace chronocache::detail

@@ -1,0 +1,460 @@
+// SegmentedTable: the engine's hash table. Open addressing with SIMD-probed control bytes inside
+// small segments, and extendible hashing across segments, so the table grows one segment at a
+// time and never holds two copies of itself.
+//
+//   directory (2^depth pointers, indexed by the hash's top `depth` bits)
+//   ┌────┬────┬────┬────┐
+//   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
+//   └─┬──┴─┬──┴─┬──┴─┬──┘
+//     └────┘    │    │
+//   segment: header │ group 0 │ group 1 │ ... │ group G-1      (G = 1, 2, 4, ... 256)
+//   group:   16 control bytes │ 16 slots { key, value, deadline, policy meta }
+//
+// Lookup: hash once; the top bits pick the segment, bits 7..18 the home group, bits 0..6 the tag.
+// A probe compares the tag against the group's 16 control bytes in one SSE2 instruction, checks
+// the keys of the matching lanes, and moves to the next group (linearly, wrapping inside the
+// segment) only while the group has no empty slot.
+//
+// Growth, per segment, when an insert needs an empty slot and the segment is at its 7/8 load limit:
+//   * many tombstones (size <= 25/32 of capacity): rebuild at the same size;
+//   * smaller than kMaxGroups: rebuild at twice the size (small tables start with one group);
+//   * otherwise split: its entries go to two fresh segments by the next hash bit, and the
+//     directory doubles if the segment's local depth had reached the directory's.
+// Peak memory during growth is the table plus two segments (~105 KiB for int -> int), not two
+// tables. Each rebuild and split moves entries; the caller's on_move(slot, new_id) hears of every
+// move so eviction policies can follow their entries.
+//
+// Erase marks a slot empty when its group still has an empty slot (no probe ever passed through
+// it) and a tombstone otherwise, so lookups for keys displaced past that group still find them.
+//
+// Invariants: every segment keeps at least capacity/8 empty slots (so every probe terminates);
+// segments_[i]->index == i; the directory range of a segment with local depth L is the
+// 2^(depth-L) consecutive entries that share its L-bit prefix.
+//
+// Invalidation: insert_absent and reserve may move any entry of the segment they grow (Refs and
+// slot pointers into it die); erase_at invalidates only the erased Ref. Nothing else moves entries.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "chronocache/base/assert.h"
+#include "chronocache/base/slot_id.h"
+#include "chronocache/expiry/deadline.h"
+#include "chronocache/table/control_group.h"
+
+namespace chronocache::detail {
+
+template <class K, class V, class Meta>
+struct Slot {
+  K key;
+  V value;
+  StoredDeadline deadline;
+  [[no_unique_address]] Meta meta;
+};
+
+template <class SlotT>
+struct alignas(16) Group {
+  Ctrl ctrl[kGroupWidth];
+  alignas(SlotT) unsigned char storage[kGroupWidth * sizeof(SlotT)];
+
+  SlotT* slot(unsigned lane) noexcept {
+    return std::launder(reinterpret_cast<SlotT*>(storage + lane * sizeof(SlotT)));
+  }
+  void* raw_slot(unsigned lane) noexcept { return storage + lane * sizeof(SlotT); }
+};
+
+template <class SlotT>
+struct Segment {
+  using GroupT = Group<SlotT>;
+  static constexpr std::size_t kHeaderBytes = 16;
+
+  std::uint32_t group_mask;   // group count - 1 (a power of two)
+  std::uint32_t size;         // full slots
+  std::uint32_t growth_left;  // empty slots an insert may still claim before the 7/8 limit
+  std::uint16_t index;        // position in the table's segment list: SlotId's high half
+  std::uint8_t local_depth;   // hash bits shared by every key in this segment
+
+  std::uint32_t group_count() const noexcept { return group_mask + 1; }
+  std::uint32_t capacity() const noexcept { return group_count() * kGroupWidth; }
+  GroupT* groups() noexcept {
+    return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
+  }
+  static std::size_t bytes_for(std::uint32_t groups) noexcept {
+    return kHeaderBytes + std::size_t{groups} * sizeof(GroupT);
+  }
+  static std::uint32_t max_growth(std::uint32_t capacity) noexcept {
+    return capacity - capacity / 8;
+  }
+};
+
+struct SweepProgress {
+  std::size_t examined = 0;  // slots looked at
+  bool wrapped = false;      // the cursor passed the end: every entry has been visited once
+};
+
+template <class K, class V, class Meta, class Hash, class Eq>
+class SegmentedTable {
+ public:
+  using SlotType = Slot<K, V, Meta>;
+  using SegmentType = Segment<SlotType>;
+  using GroupType = Group<SlotType>;
+
+  // 256 groups = 4096 slots: an int -> int segment is 52 KiB, so a split works inside L2.
+  static constexpr std::uint32_t kMaxGroups = 256;
+  static constexpr std::size_t kMaxSegments = std::size_t{1} << (32 - kSlotIdSlotBits);
+  static_assert(kMaxGroups * kGroupWidth <= (1u << kSlotIdSlotBits), "slot index must fit SlotId");
+  static_assert(SegmentType::kHeaderBytes >= sizeof(SegmentType) &&
+                    SegmentType::kHeaderBytes % alignof(GroupType) == 0,
+                "groups start right after the segment header, aligned");
+
+  // A found or inserted entry. Valid until the next insert_absent/reserve/clear or its erase.
+  struct Ref {
+    SlotType* slot = nullptr;
+    SegmentType* segment = nullptr;
+    std::uint32_t index = 0;  // group * 16 + lane
+
+    explicit operator bool() const noexcept { return slot != nullptr; }
+    SlotId id() const noexcept { return make_slot_id(segment->index, index); }
+  };
+
+  explicit SegmentedTable(const Hash& hash = Hash(), const Eq& eq = Eq())
+      : hash_(hash), eq_(eq) {
+    reset();
+  }
+  ~SegmentedTable() { destroy_all(); }
+  SegmentedTable(const SegmentedTable&) = delete;
+  SegmentedTable& operator=(const SegmentedTable&) = delete;
+
+  std::uint64_t hash(const auto& key) const noexcept { return hash_(key); }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t segment_count() const noexcept { return segments_.size(); }
+  unsigned depth() const noexcept { return depth_; }
+
+  // Bytes this table holds: segments, directory and segment list (not what keys own on the heap).
+  std::size_t memory_bytes() const noexcept {
+    return segment_bytes_ + directory_.capacity() * sizeof(SegmentType*) +
+           segments_.capacity() * sizeof(SegmentType*);
+  }
+
+  template <class Q>
+  Ref find(const Q& key, std::uint64_t h) const noexcept {
+    SegmentType* seg = segment_for(h);
+    const auto tag = static_cast<std::uint8_t>(h & 0x7F);
+    std::uint32_t g = home_group(h, seg);
+    for (;;) {
+      GroupType* group = seg->groups() + g;
+      const GroupCtrl ctrl(group->ctrl);
+      for (unsigned lane : ctrl.match(tag)) {
+        SlotType* slot = group->slot(lane);
+        if (eq_(slot->key, key)) [[likely]]
+          return Ref{slot, seg, g * kGroupWidth + lane};
+      }
+      if (ctrl.match_empty()) [[likely]]
+        return Ref{};
+      g = (g + 1) & seg->group_mask;
+    }
+  }
+
+  // Inserts a key the caller knows is absent; may grow the key's segment first.
+  // on_move(SlotType&, SlotId) is called for every entry that growth relocates.
+  template <class Q, class VArg, class OnMove>
+  Ref insert_absent(Q&& key, VArg&& value, std::uint64_t h, StoredDeadline deadline,
+                    OnMove&& on_move) {
+    const auto tag = static_cast<Ctrl>(h & 0x7F);
+    for (;;) {
+      SegmentType* seg = segment_for(h);
+      std::uint32_t g = home_group(h, seg);
+      for (;;) {
+        GroupType* group = seg->groups() + g;
+        const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
+        if (free) {
+          const unsigned lane = free.lowest();
+          const bool claims_empty = group->ctrl[lane] == kEmpty;
+          if (claims_empty && seg->growth_left == 0) break;  // at the load limit: grow first
+          ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)),
+                                                 V(std::forward<VArg>(value)), deadline, Meta{}};
+          group->ctrl[lane] = tag;
+          seg->growth_left -= claims_empty ? 1 : 0;
+          ++seg->size;
+          ++size_;
+          return Ref{group->slot(lane), seg, g * kGroupWidth + lane};
+        }
+        g = (g + 1) & seg->group_mask;
+      }
+      grow(seg, h, on_move);
+    }
+  }
+
+  // Removes the entry; other entries stay where they are.
+  void erase_at(Ref ref) noexcept {
+    GroupType* group = ref.segment->groups() + ref.index / kGroupWidth;
+    const unsigned lane = ref.index % kGroupWidth;
+    const bool group_never_full = static_cast<bool>(GroupCtrl(group->ctrl).match_empty());
+    std::destroy_at(ref.slot);
+    group->ctrl[lane] = group_never_full ? kEmpty : kDeleted;
+    ref.segment->growth_left += group_never_full ? 1 : 0;
+    --ref.segment->size;
+    --size_;
+  }
+
+  // The entry at a SlotId a policy handed back. Precondition: the slot is full.
+  Ref at(SlotId id) const noexcept {
+    SegmentType* seg = segments_[slot_id_segment(id)];
+    const std::uint32_t index = slot_id_slot(id);
+    GroupType* group = seg->groups() + index / kGroupWidth;
+    CC_ASSERT(is_full(group->ctrl[index % kGroupWidth]));
+    return Ref{group->slot(index % kGroupWidth), seg, index};
+  }
+
+  // Visits up to `budget` slots from where the last sweep stopped, calling fn(Ref) on each full
+  // one; fn may erase_at that Ref. Stops early when the cursor wraps (progress.wrapped). Every
+  // entry present for a whole cycle is visited at least once in it: a rebuilt segment at the
+  // cursor is rescanned, and split-off entries land in a segment appended after the cursor.
+  template <class Fn>
+  SweepProgress sweep(std::size_t budget, Fn&& fn) {
+    SweepProgress progress;
+    while (progress.examined < budget) {
+      if (cursor_segment_ >= segments_.size()) {
+        cursor_segment_ = 0;
+        cursor_slot_ = 0;
+        progress.wrapped = true;
+        break;
+      }
+      SegmentType* seg = segments_[cursor_segment_];
+      if (cursor_slot_ >= seg->capacity()) {
+        ++cursor_segment_;
+        cursor_slot_ = 0;
+        continue;
+      }
+      const std::uint32_t g = cursor_slot_ / kGroupWidth;
+      GroupType* group = seg->groups() + g;
+      for (unsigned lane : GroupCtrl(group->ctrl).match_full())
+        fn(Ref{group->slot(lane), seg, g * kGroupWidth + lane});
+      cursor_slot_ += kGroupWidth;
+      progress.examined += kGroupWidth;
+    }
+    return progress;
+  }
+
+  // Calls fn(const SlotType&) for every entry; fn must not modify the table.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (SegmentType* seg : segments_) {
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* group = seg->groups() + g;
+        for (unsigned lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
+      }
+    }
+  }
+
+  // Calls fn(SlotType&) for every entry so it can rewrite deadlines or metadata (not keys).
+  template <class Fn>
+  void for_each_mutable(Fn&& fn) {
+    for (SegmentType* seg : segments_) {
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* group = seg->groups() + g;
+        for (unsigned lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
+      }
+    }
+  }
+
+  // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).
+  template <class OnMove>
+  void reserve(std::size_t entries, OnMove&& on_move) {
+    const std::uint32_t max_fill = SegmentType::max_growth(kMaxGroups * kGroupWidth);
+    std::uint32_t groups = 1;
+    while (groups < kMaxGroups && SegmentType::max_growth(groups * kGroupWidth) < entries)
+      groups *= 2;
+    unsigned depth = 0;
+    while (entries > (std::size_t{max_fill} << depth) && depth < 16) ++depth;
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      while (segments_[i]->group_count() < groups)
+        rebuild(segments_[i], any_hash_of(segments_[i]), segments_[i]->group_count() * 2, on_move);
+      while (segments_[i]->local_depth < depth) split(segments_[i], any_hash_of(segments_[i]), on_move);
+    }
+  }
+
+  // Destroys every entry and returns to a single one-group segment.
+  void clear() noexcept {
+    destroy_all();
+    reset();
+  }
+
+ private:
+  SegmentType* segment_for(std::uint64_t h) const noexcept {
+    return directory_[directory_index(h)];
+  }
+  std::size_t directory_index(std::uint64_t h) const noexcept {
+    return static_cast<std::size_t>((h >> 1) >> (63 - depth_));  // depth 0 -> index 0
+  }
+  static std::uint32_t home_group(std::uint64_t h, const SegmentType* seg) noexcept {
+    return static_cast<std::uint32_t>(h >> 7) & seg->group_mask;
+  }
+
+  // A hash that routes to `seg`, for directory bookkeeping when no key is at hand.
+  std::uint64_t any_hash_of(const SegmentType* seg) const noexcept {
+    const auto it = std::find(directory_.begin(), directory_.end(), seg);
+    const auto index = static_cast<std::uint64_t>(it - directory_.begin());
+    return depth_ == 0 ? 0 : index << (64 - depth_);
+  }
+
+  SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth) {
+    const std::size_t bytes = SegmentType::bytes_for(groups);
+    void* memory = ::operator new(bytes, std::align_val_t{64});
+    auto* seg = ::new (memory) SegmentType{groups - 1, 0,
+                                           SegmentType::max_growth(groups * kGroupWidth),
+                                           static_cast<std::uint16_t>(index), local_depth};
+    for (std::uint32_t g = 0; g < groups; ++g)
+      std::memset(seg->groups()[g].ctrl, static_cast<unsigned char>(kEmpty), kGroupWidth);
+    segment_bytes_ += bytes;
+    return seg;
+  }
+
+  void release(SegmentType* seg) noexcept {
+    segment_bytes_ -= SegmentType::bytes_for(seg->group_count());
+    ::operator delete(seg, std::align_val_t{64});
+  }
+
+  void reset() {
+    depth_ = 0;
+    segments_.assign(1, allocate(1, 0, 0));
+    directory_.assign(1, segments_[0]);
+    size_ = 0;
+    cursor_segment_ = 0;
+    cursor_slot_ = 0;
+  }
+
+  void destroy_all() noexcept {
+    for (SegmentType* seg : segments_) {
+      if constexpr (!std::is_trivially_destructible_v<SlotType>) {
+        for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+          GroupType* group = seg->groups() + g;
+          for (unsigned lane : GroupCtrl(group->ctrl).match_full()) std::destroy_at(group->slot(lane));
+        }
+      }
+      release(seg);
+    }
+    segments_.clear();
+    directory_.clear();
+  }
+
+  template <class OnMove>
+  void grow(SegmentType* seg, std::uint64_t h, OnMove& on_move) {
+    const std::uint32_t capacity = seg->capacity();
+    if (seg->size * 32 <= capacity * 25) {
+      rebuild(seg, h, seg->group_count(), on_move);  // mostly tombstones: same size, clean
+    } else if (seg->group_count() < kMaxGroups) {
+      rebuild(seg, h, seg->group_count() * 2, on_move);
+    } else {
+      split(seg, h, on_move);
+    }
+  }
+
+  // Places a moved entry in a fresh segment (no tombstones, room guaranteed by the caller).
+  template <class OnMove>
+  void place_moved(SegmentType* target, std::uint64_t h, SlotType& from, OnMove& on_move) {
+    std::uint32_t g = home_group(h, target);
+    for (;;) {
+      GroupType* group = target->groups() + g;
+      const LaneMask empty = GroupCtrl(group->ctrl).match_empty();
+      if (empty) {
+        const unsigned lane = empty.lowest();
+        SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
+        group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
+        --target->growth_left;
+        ++target->size;
+        on_move(*slot, make_slot_id(target->index, g * kGroupWidth + lane));
+        return;
+      }
+      g = (g + 1) & target->group_mask;
+    }
+  }
+
+  // Moves every entry of `seg` into pick(hash)'s segment, then frees `seg`.
+  template <class Pick, class OnMove>
+  void move_all(SegmentType* seg, Pick pick, OnMove& on_move) {
+    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+      GroupType* group = seg->groups() + g;
+      for (unsigned lane : GroupCtrl(group->ctrl).match_full()) {
+        SlotType* slot = group->slot(lane);
+        const std::uint64_t h = hash_(slot->key);
+        place_moved(pick(h), h, *slot, on_move);
+        std::destroy_at(slot);
+      }
+    }
+    release(seg);
+  }
+
+  // Directory entries owned by the segment that `h` routes to: [first, first + count).
+  std::pair<std::size_t, std::size_t> directory_range(std::uint64_t h,
+                                                      std::uint8_t local_depth) const noexcept {
+    const unsigned free_bits = depth_ - local_depth;
+    const std::size_t first = (directory_index(h) >> free_bits) << free_bits;
+    return {first, std::size_t{1} << free_bits};
+  }
+
+  void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
+    std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count, seg);
+  }
+
+  void segment_rebuilt(std::size_t index) noexcept {
+    if (cursor_segment_ == index) cursor_slot_ = 0;  // its entries moved: rescan it
+  }
+
+  template <class OnMove>
+  void rebuild(SegmentType* seg, std::uint64_t h, std::uint32_t groups, OnMove& on_move) {
+    const auto [first, count] = directory_range(h, seg->local_depth);
+    const std::size_t index = seg->index;
+    SegmentType* fresh = allocate(groups, index, seg->local_depth);
+    move_all(seg, [fresh](std::uint64_t) { return fresh; }, on_move);
+    segments_[index] = fresh;
+    point_directory(first, count, fresh);
+    segment_rebuilt(index);
+  }
+
+  template <class OnMove>
+  void split(SegmentType* seg, std::uint64_t h, OnMove& on_move) {
+    CC_CHECK(segments_.size() < kMaxSegments, "table full: 65536 segments; use ShardedCache");
+    CC_CHECK(seg->local_depth < 63, "hash function maps too many keys to one value");
+    if (seg->local_depth == depth_) {
+      std::vector<SegmentType*> doubled(directory_.size() * 2);
+      for (std::size_t i = 0; i < doubled.size(); ++i) doubled[i] = directory_[i >> 1];
+      directory_.swap(doubled);
+      ++depth_;
+    }
+    const auto [first, count] = directory_range(h, seg->local_depth);
+    const auto child_depth = static_cast<std::uint8_t>(seg->local_depth + 1);
+    const std::uint64_t split_bit = std::uint64_t{1} << (63 - seg->local_depth);
+    const std::size_t index = seg->index;
+    segments_.reserve(segments_.size() + 1);  // no allocation may fail after entries moved
+    SegmentType* low = allocate(seg->group_count(), index, child_depth);
+    SegmentType* high = allocate(seg->group_count(), segments_.size(), child_depth);
+    move_all(
+        seg, [=](std::uint64_t key_hash) { return (key_hash & split_bit) != 0 ? high : low; },
+        on_move);
+    segments_[index] = low;
+    segments_.push_back(high);
+    point_directory(first, count / 2, low);
+    point_directory(first + count / 2, count / 2, high);
+    segment_rebuilt(index);
+  }
+
+  std::vector<SegmentType*> directory_;  // 2^depth_ entries; several may share a segment
+  std::vector<SegmentType*> segments_;   // each segment once, owned; index = SlotId high half
+  unsigned depth_ = 0;
+  std::size_t size_ = 0;
+  std::size_t segment_bytes_ = 0;
+  std::size_t cursor_segment_ = 0;  // sweep position
+  std::uint32_t cursor_slot_ = 0;
+  [[no_unique_address]] Hash hash_;
+  [[no_unique_address]] Eq eq_;
+};
+
+}  // namespace chronocache::detail
