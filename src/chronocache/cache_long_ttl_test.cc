@@ -1,0 +1,218 @@
+// Pins the long-horizon half of cache.h's semantics on a ManualClock: TTLs past the end of time,
+// TTLs beyond the 32-bit deadline window (kept exactly in a side map), and expiry that stays exact
+// to the millisecond while the epoch rebases every 2^31 ms (24.8 days).
+// Built twice, like cache_test.cc: also with -fno-exceptions (cache_test_noexcept).
+#include "chronocache/cache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chronocache/clock/manual_clock.h"
+#include "chronocache/expiry/deadline.h"
+#include "chronocache/policy/ttl_only.h"
+
+#include <gtest/gtest.h>
+
+namespace chronocache {
+namespace {
+
+using namespace std::chrono_literals;
+using std::chrono::days;
+
+using IntCache = Cache<int, int, TtlOnly, ManualClock>;
+using StringCache = Cache<std::string, std::string, TtlOnly, ManualClock>;
+
+// A key no test stores: get() on it is a miss that still lets the cache rebase its epoch, as a
+// host's ordinary traffic would.
+constexpr int kProbe = -1;
+
+// Moves the clock in steps of at most 20 days with a get() after each, so the cache sees time
+// pass the way a busy host shows it (at least one mutating call per 24.8-day rebase period).
+void advance_with_traffic(IntCache& cache, Duration total) {
+  while (total > Duration::zero()) {
+    const Duration step = std::min<Duration>(total, days(20));
+    cache.clock().advance(step);
+    EXPECT_EQ(cache.get(kProbe), std::nullopt);
+    total -= step;
+  }
+}
+
+TEST(CacheLongTtl, TtlsPastTheEndOfTimeNeverExpire) {
+  IntCache cache;
+  EXPECT_EQ(cache.put(1, 10, std::chrono::seconds::max()), PutOutcome::kInserted);
+  EXPECT_EQ(cache.put(2, 20, std::chrono::milliseconds::max()), PutOutcome::kInserted);
+  EXPECT_EQ(cache.put(3, 30, std::chrono::hours::max()), PutOutcome::kInserted);
+  for (int key = 1; key <= 3; ++key) EXPECT_EQ(cache.deadline(key), kNoExpiry) << key;
+  advance_with_traffic(cache, days(1000));
+  for (int key = 1; key <= 3; ++key) EXPECT_EQ(cache.get(key), key * 10) << key;
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+TEST(CacheLongTtl, HugeFiniteTtlsKeepTheirExactDeadline) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  cache.put(1, 10, std::chrono::hours(1'000'000));    // 114 years
+  cache.put(2, 20, std::chrono::nanoseconds::max());  // 292 years, rounded up to whole ms
+  const TimePoint first = start + std::chrono::hours(1'000'000);
+  const TimePoint second = start + Duration(9'223'372'036'855);
+  EXPECT_EQ(cache.deadline(1), first);
+  EXPECT_EQ(cache.deadline(2), second);
+  advance_with_traffic(cache, first - start - 1ms);
+  EXPECT_EQ(cache.get(1), 10);
+  EXPECT_EQ(cache.deadline(2), second);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(1), std::nullopt);
+  advance_with_traffic(cache, second - cache.clock().now() - 1ms);
+  EXPECT_TRUE(cache.contains(2));
+  cache.clock().advance(1ms);
+  EXPECT_FALSE(cache.contains(2));
+  EXPECT_EQ(cache.get(2), std::nullopt);
+}
+
+TEST(CacheLongTtl, TtlsBeyondTheThirtyTwoBitWindowAreKeptExactly) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  cache.put(1, 10, days(60));
+  cache.put(2, 20, days(400));
+  cache.put(3, 30, detail::kWindow + 1ms);
+  EXPECT_EQ(cache.deadline(1), start + days(60));
+  EXPECT_EQ(cache.deadline(2), start + days(400));
+  EXPECT_EQ(cache.deadline(3), start + detail::kWindow + 1ms);
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+// Several puts at two moments, with deadlines before, at, between and after the 2^31 ms rebase
+// points and the 2^32 ms window edge; time then walks through every deadline, stopping 1 ms before
+// it and at it, with ordinary traffic in between so that the cache rebases about 16 times.
+TEST(CacheLongTtl, DeadlinesExpireExactlyOnTimeAcrossSeveralRebases) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  const Duration two_to_31{std::int64_t{1} << 31};
+  struct Planned {
+    Duration put_at;  // after start
+    Duration ttl;
+  };
+  const std::vector<Planned> plan = {{0ms, 1ms},
+                                     {0ms, 1s},
+                                     {0ms, days(10)},
+                                     {0ms, two_to_31 - 1ms},
+                                     {0ms, two_to_31},
+                                     {0ms, two_to_31 + 1ms},
+                                     {0ms, days(30)},
+                                     {0ms, detail::kWindow - 1ms},
+                                     {0ms, detail::kWindow},
+                                     {0ms, detail::kWindow + 1ms},
+                                     {0ms, days(60)},
+                                     {0ms, days(100)},
+                                     {0ms, days(250)},
+                                     {0ms, days(400)},
+                                     {days(37) + 5ms, 1ms},
+                                     {days(37) + 5ms, days(20)},
+                                     {days(37) + 5ms, days(49)},
+                                     {days(37) + 5ms, days(60)},
+                                     {days(37) + 5ms, days(200)},
+                                     {days(37) + 5ms, detail::kWindow + 1ms}};
+  std::vector<Duration> stops;
+  for (const Planned& p : plan) {
+    stops.push_back(p.put_at);
+    stops.push_back(p.put_at + p.ttl - 1ms);
+    stops.push_back(p.put_at + p.ttl);
+  }
+  std::sort(stops.begin(), stops.end());
+  stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+
+  for (const Duration stop : stops) {
+    advance_with_traffic(cache, start + stop - cache.clock().now());
+    ASSERT_EQ(cache.clock().now(), start + stop);
+    std::size_t live = 0;
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      const int key = static_cast<int>(k);
+      if (plan[k].put_at == stop) {
+        ASSERT_EQ(cache.put(key, key, plan[k].ttl), PutOutcome::kInserted);
+      }
+      if (plan[k].put_at > stop) continue;
+      const TimePoint deadline = start + plan[k].put_at + plan[k].ttl;
+      const bool alive = start + stop < deadline;
+      SCOPED_TRACE(testing::Message() << "key " << key << " at +" << stop.count() << " ms, due +"
+                                      << (deadline - start).count() << " ms");
+      EXPECT_EQ(cache.contains(key), alive);
+      EXPECT_EQ(cache.deadline(key), alive ? std::optional(deadline) : std::nullopt);
+      live += alive ? 1 : 0;
+    }
+    EXPECT_EQ(cache.size(), live) << "at +" << stop.count() << " ms";
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      if (plan[k].put_at > stop) continue;
+      const bool alive = start + stop < start + plan[k].put_at + plan[k].ttl;
+      const int key = static_cast<int>(k);
+      EXPECT_EQ(cache.get(key), alive ? std::optional(key) : std::nullopt) << key;
+    }
+  }
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+// contains, size and deadline are const, so they cannot rebase; they must still see a far
+// deadline (beyond the 32-bit window) pass when the clock jumps past it with no write in between.
+TEST(CacheLongTtl, ReadOnlyCallsSeeAFarDeadlinePassAfterOneLongJump) {
+  IntCache cache;
+  cache.put(1, 10, days(60));
+  cache.put(2, 20, days(400));
+  cache.clock().advance(days(60) - 1ms);
+  const IntCache& view = cache;
+  EXPECT_TRUE(view.contains(1));
+  cache.clock().advance(1ms);
+  EXPECT_FALSE(view.contains(1));
+  EXPECT_EQ(view.deadline(1), std::nullopt);
+  EXPECT_EQ(view.size(), 1u);
+  EXPECT_TRUE(view.contains(2));
+  EXPECT_EQ(cache.get(1), std::nullopt);
+}
+
+TEST(CacheLongTtl, FarDeadlinesOfStringKeysFollowTheirEntries) {
+  StringCache cache;
+  cache.put(std::string_view("far"), "v", days(60));
+  cache.put(std::string("gone"), "v", days(70));
+  EXPECT_TRUE(cache.erase(std::string_view("gone")));
+  cache.put("far", "w", days(61));
+  for (int step = 0; step < 3; ++step) {
+    cache.clock().advance(days(20));
+    EXPECT_EQ(cache.get("probe"), std::nullopt);  // rebases, re-encoding far deadlines
+  }
+  EXPECT_EQ(cache.get("far"), "w");
+  EXPECT_EQ(cache.deadline("far"), cache.clock().now() + days(1));
+  cache.clock().advance(days(1));
+  EXPECT_EQ(cache.get("far"), std::nullopt);
+}
+
+TEST(CacheLongTtl, ClearForgetsFarDeadlines) {
+  IntCache cache;
+  for (int key = 0; key < 5000; ++key) cache.put(key, key, key % 2 == 0 ? 1h : days(90));
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.deadline(1), std::nullopt);
+  advance_with_traffic(cache, days(100));  // rebases must not look for the cleared far deadlines
+  EXPECT_EQ(cache.put(1, 11, days(60)), PutOutcome::kInserted);
+  EXPECT_EQ(cache.get(1), 11);
+  EXPECT_EQ(cache.deadline(1), cache.clock().now() + days(60));
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+// After a full reclaim cycle size() may skip its scan until the earliest deadline the cycle saw;
+// a far deadline (kept outside the slot) must count among them.
+TEST(CacheLongTtl, SizeNoticesAFarDeadlineAfterAFullReclaimCycle) {
+  IntCache cache;
+  cache.put(1, 10, days(60));
+  cache.put(2, 20);
+  EXPECT_EQ(cache.reclaim_expired(1'000'000) + cache.reclaim_expired(1'000'000), 0u);
+  advance_with_traffic(cache, days(60) - 1ms);
+  EXPECT_EQ(cache.size(), 2u);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+}  // namespace
+}  // namespace chronocache

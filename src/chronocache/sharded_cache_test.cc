@@ -1,0 +1,273 @@
+// Pins ShardedCache (sharded_cache.h): the semantics of Cache, reached through a shard picked by
+// the key's hash; totals (size, stats) summed over shards; max_entries split across them; and
+// correctness with several threads at once (this file also runs under ASan; TSan is next).
+#include "chronocache/sharded_cache.h"
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "chronocache/clock/manual_clock.h"
+#include "chronocache/options.h"
+#include "chronocache/policy/lru.h"
+#include "chronocache/policy/ttl_only.h"
+
+#include <gtest/gtest.h>
+
+namespace chronocache {
+namespace {
+
+using namespace std::chrono_literals;
+
+using Sharded = ShardedCache<int, int, TtlOnly, ManualClock>;
+using ShardedLru = ShardedCache<int, int, Lru, ManualClock>;
+
+TEST(ShardedCache, ShardCountIsRoundedUpToAPowerOfTwo) {
+  EXPECT_EQ(Sharded({}, 0).shard_count(), 1u);
+  EXPECT_EQ(Sharded({}, 1).shard_count(), 1u);
+  EXPECT_EQ(Sharded({}, 5).shard_count(), 8u);
+  EXPECT_EQ(Sharded({}, 16).shard_count(), 16u);
+  EXPECT_EQ(Sharded().shard_count(), 16u);
+}
+
+TEST(ShardedCache, PutGetEraseAndContainsReachTheRightShard) {
+  Sharded cache({}, 8);
+  for (int key = 0; key < 10'000; ++key)
+    ASSERT_EQ(cache.put(key, key * 2, 1h), PutOutcome::kInserted);
+  for (int key = 0; key < 10'000; ++key) ASSERT_EQ(cache.get(key), key * 2) << key;
+  EXPECT_EQ(cache.put(7, 70, 1h), PutOutcome::kReplaced);
+  EXPECT_EQ(cache.get(7), 70);
+  EXPECT_TRUE(cache.contains(9));
+  EXPECT_TRUE(cache.erase(9));
+  EXPECT_FALSE(cache.erase(9));
+  EXPECT_FALSE(cache.contains(9));
+  EXPECT_EQ(cache.get(10'001), std::nullopt);
+  EXPECT_EQ(cache.put(11, 0, 0s), PutOutcome::kExpiredOnArrival);
+  EXPECT_FALSE(cache.contains(11));
+}
+
+TEST(ShardedCache, EntriesExpireExactlyAtTheirDeadline) {
+  Sharded cache({}, 4);
+  for (int key = 0; key < 100; ++key) cache.put(key, key, 5s);
+  cache.put(1000, 1000);
+  cache.clock().advance(4999ms);
+  for (int key = 0; key < 100; ++key) ASSERT_TRUE(cache.contains(key)) << key;
+  EXPECT_EQ(cache.get(50), 50);
+  cache.clock().advance(1ms);
+  for (int key = 0; key < 100; ++key) ASSERT_FALSE(cache.contains(key)) << key;
+  EXPECT_EQ(cache.get(50), std::nullopt);
+  EXPECT_EQ(cache.get(1000), 1000);
+}
+
+TEST(ShardedCache, SubMillisecondAndHugeTtlsBehaveAsInCache) {
+  Sharded cache({}, 4);
+  cache.put(1, 1, 1us);
+  cache.put(2, 2, std::chrono::seconds::max());
+  cache.put(3, 3, -1s);
+  EXPECT_TRUE(cache.contains(1));
+  EXPECT_FALSE(cache.contains(3));
+  cache.clock().advance(1ms);
+  EXPECT_FALSE(cache.contains(1));
+  cache.clock().advance(std::chrono::days(10'000));
+  EXPECT_EQ(cache.get(2), 2);
+}
+
+TEST(ShardedCache, SizeSumsEveryShard) {
+  Sharded cache({}, 16);
+  for (int key = 0; key < 5000; ++key) cache.put(key, key);
+  EXPECT_EQ(cache.size(), 5000u);
+  for (int key = 0; key < 5000; key += 5) cache.erase(key);
+  EXPECT_EQ(cache.size(), 4000u);
+}
+
+// size() must count live entries at the cache's own clock: a shard must not judge deadlines by a
+// clock of its own that the test (or a host) does not advance.
+TEST(ShardedCache, SizeCountsLiveEntriesOnlyAfterTheClockMoves) {
+  Sharded cache({}, 4);
+  for (int key = 0; key < 100; ++key) cache.put(key, key, 1s);
+  for (int key = 100; key < 200; ++key) cache.put(key, key);
+  EXPECT_EQ(cache.size(), 200u);
+  cache.clock().advance(1s);
+  EXPECT_EQ(cache.size(), 100u);
+}
+
+TEST(ShardedCache, ReclaimExpiredSweepsEveryShard) {
+  Sharded cache({}, 8);
+  for (int key = 0; key < 1000; ++key) cache.put(key, key, key < 600 ? 1s : 1h);
+  cache.clock().advance(1s);
+  const std::size_t budget = std::size_t{1} << 30;
+  EXPECT_EQ(cache.reclaim_expired(budget) + cache.reclaim_expired(budget), 600u);
+  EXPECT_EQ(cache.stats().expired, 600u);
+  for (int key = 600; key < 1000; ++key) ASSERT_EQ(cache.get(key), key);
+}
+
+TEST(ShardedCache, StatsSumEveryShard) {
+  Sharded cache({}, 8);
+  for (int key = 0; key < 100; ++key) cache.put(key, key, 1s);
+  for (int key = 0; key < 150; ++key) (void)cache.get(key);
+  EXPECT_EQ(cache.stats().hits, 100u);
+  EXPECT_EQ(cache.stats().misses, 50u);
+  cache.clock().advance(1s);
+  for (int key = 0; key < 100; ++key) (void)cache.get(key);
+  EXPECT_EQ(cache.stats().expired, 100u);
+  EXPECT_EQ(cache.stats().misses, 150u);
+}
+
+TEST(ShardedCache, ClearEmptiesEveryShard) {
+  Sharded cache({}, 8);
+  for (int key = 0; key < 1000; ++key) cache.put(key, key);
+  const std::size_t full_bytes = cache.memory_bytes();
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_LT(cache.memory_bytes(), full_bytes);
+  for (int key = 0; key < 1000; ++key) ASSERT_FALSE(cache.contains(key));
+  cache.put(5, 5);
+  EXPECT_EQ(cache.get(5), 5);
+}
+
+TEST(ShardedCache, MaxEntriesIsSplitAcrossShards) {
+  Sharded refusing({.max_entries = 64}, 4);  // 16 per shard
+  std::size_t inserted = 0;
+  for (int key = 0; key < 1000; ++key) {
+    inserted += refusing.put(key, key, 1h) == PutOutcome::kInserted ? 1 : 0;
+  }
+  EXPECT_EQ(inserted, 64u);
+  EXPECT_EQ(refusing.size(), 64u);
+
+  ShardedLru evicting({.max_entries = 64}, 4);
+  for (int key = 0; key < 1000; ++key) ASSERT_EQ(evicting.put(key, key, 1h), PutOutcome::kInserted);
+  EXPECT_EQ(evicting.size(), 64u);
+  EXPECT_EQ(evicting.stats().evicted, 1000u - 64u);
+}
+
+TEST(ShardedCache, APerShardBoundIsRoundedUp) {
+  ShardedLru cache({.max_entries = 10}, 4);  // ceil(10 / 4) = 3 per shard
+  for (int key = 0; key < 1000; ++key) cache.put(key, key, 1h);
+  EXPECT_EQ(cache.size(), 12u);
+}
+
+TEST(ShardedCache, InitialCapacityIsSplitAcrossShards) {
+  Sharded sized({.initial_capacity = 40'000}, 4);
+  const std::size_t bytes = sized.memory_bytes();
+  EXPECT_GT(bytes, Sharded({}, 4).memory_bytes() + 40'000 * 12);
+  for (int key = 0; key < 40'000; ++key) sized.put(key, key);
+  EXPECT_LE(sized.memory_bytes(), bytes + bytes / 4) << "reserved room should absorb most inserts";
+}
+
+TEST(ShardedCache, StringKeysAcceptStringViewsAndCStrings) {
+  ShardedCache<std::string, std::string, TtlOnly, ManualClock> cache({}, 4);
+  EXPECT_EQ(cache.put(std::string_view("alpha"), "one", 10s), PutOutcome::kInserted);
+  EXPECT_EQ(cache.put("beta", "two"), PutOutcome::kInserted);
+  EXPECT_EQ(cache.get(std::string_view("alpha")), "one");
+  EXPECT_EQ(cache.get("beta"), "two");
+  EXPECT_TRUE(cache.contains(std::string("alpha")));
+  EXPECT_TRUE(cache.erase("alpha"));
+  EXPECT_FALSE(cache.contains(std::string_view("alpha")));
+}
+
+TEST(ShardedCache, WorksWithTheDefaultCoarseClock) {
+  ShardedCache<int, int> cache;
+  cache.put(1, 10, 1h);
+  cache.put(2, 20);
+  EXPECT_EQ(cache.get(1), 10);
+  EXPECT_EQ(cache.get(2), 20);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+// Four threads: each owns a key range (put, read back, erase a third) and all of them also write
+// a shared range, plus readers of size() and stats() running alongside.
+TEST(ShardedCache, ConcurrentWritersOnDisjointAndSharedKeysLeaveAConsistentState) {
+  constexpr int kThreads = 4;
+  constexpr int kOwnKeys = 20'000;
+  constexpr int kSharedKeys = 2'000;
+  constexpr int kSharedBase = 1'000'000;
+  Sharded cache({}, 8);
+  std::barrier start(kThreads + 1);
+  std::atomic<bool> failed{false};
+  std::atomic<bool> writers_done{false};
+
+  auto writer = [&](int t) {
+    start.arrive_and_wait();
+    const int base = t * kOwnKeys;
+    for (int i = 0; i < kOwnKeys; ++i) {
+      if (cache.put(base + i, (base + i) * 10 + t, 1h) != PutOutcome::kInserted) failed = true;
+      if (cache.get(base + i) != (base + i) * 10 + t) failed = true;
+      if (i % 3 == 0 && !cache.erase(base + i)) failed = true;
+      const int shared = kSharedBase + (i * 7 + t) % kSharedKeys;
+      cache.put(shared, shared * 10 + t, 1h);
+      const std::optional<int> seen = cache.get(shared);
+      if (seen && *seen / 10 != shared) failed = true;  // some thread's value for this key
+      if (i % 11 == 0) cache.erase(kSharedBase + (i * 3) % kSharedKeys);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(writer, t);
+  std::thread reader([&] {
+    start.arrive_and_wait();
+    while (!writers_done) {
+      if (cache.size() > kThreads * kOwnKeys + kSharedKeys) failed = true;
+      const CacheStats stats = cache.stats();
+      if (stats.expired != 0 || stats.evicted != 0) failed = true;
+    }
+  });
+  for (std::thread& thread : threads) thread.join();
+  writers_done = true;
+  reader.join();
+  EXPECT_FALSE(failed);
+
+  std::size_t present = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kOwnKeys; ++i) {
+      const int key = t * kOwnKeys + i;
+      ASSERT_EQ(cache.get(key), i % 3 == 0 ? std::nullopt : std::optional(key * 10 + t)) << key;
+      present += i % 3 == 0 ? 0 : 1;
+    }
+  }
+  for (int key = kSharedBase; key < kSharedBase + kSharedKeys; ++key) {
+    const std::optional<int> value = cache.get(key);
+    if (value) {
+      ASSERT_EQ(*value / 10, key);
+      ASSERT_LT(*value % 10, kThreads);
+      ++present;
+    }
+  }
+  EXPECT_EQ(cache.size(), present);
+}
+
+TEST(ShardedCache, ConcurrentInsertsIntoABoundedLruNeverExceedTheBound) {
+  constexpr int kThreads = 4;
+  ShardedLru cache({.max_entries = 1000}, 4);  // 250 per shard
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int i = 0; i < 10'000; ++i) {
+        const int key = t * 10'000 + i;
+        cache.put(key, key, 1h);
+        if (i % 2 == 0) (void)cache.get(t * 10'000 + i / 2);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(cache.size(), 1000u);
+  EXPECT_EQ(cache.stats().evicted, 40'000u - 1000u);
+  std::size_t present = 0;
+  for (int key = 0; key < 40'000; ++key) {
+    const std::optional<int> value = cache.get(key);
+    if (value) {
+      ASSERT_EQ(*value, key);
+      ++present;
+    }
+  }
+  EXPECT_EQ(present, 1000u);
+}
+
+}  // namespace
+}  // namespace chronocache
