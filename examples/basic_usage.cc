@@ -15,7 +15,8 @@ int main() {
   chronocache::Cache<std::string, std::string> sessions;
   sessions.put("user:42", "alice", 30min);
   sessions.put("config", "v1");  // no expiry
-  std::printf("user:42 -> %s\n", sessions.get(std::string_view("user:42")).value_or("<none>").c_str());
+  std::printf("user:42 -> %s\n",
+              sessions.get(std::string_view("user:42")).value_or("<none>").c_str());
 
   // A bounded LRU cache on a manual clock, as tests drive it.
   chronocache::Cache<int, int, chronocache::Lru, chronocache::ManualClock> lru({.max_entries = 2});
@@ -35,7 +36,8 @@ int main() {
               shared.shard_count(), shared.memory_bytes());
   const auto stats = lru.stats();
   std::printf("lru stats: hits=%llu misses=%llu expired=%llu evicted=%llu\n",
-              static_cast<unsigned long long>(stats.hits), static_cast<unsigned long long>(stats.misses),
+              static_cast<unsigned long long>(stats.hits),
+              static_cast<unsigned long long>(stats.misses),
               static_cast<unsigned long long>(stats.expired),
               static_cast<unsigned long long>(stats.evicted));
   return 0;

@@ -78,7 +78,8 @@ class ShardedCache {
   // make the total a mix of moments, never a torn count of one shard.
   std::size_t size() const {
     std::size_t total = 0;
-    for_each_shard([&](const Shard& shard) { total += shard.size(); });
+    const TimePoint now = clock_.now();  // the shards' own clocks are copies that tests never move
+    for_each_shard([&](const Shard& shard) { total += shard.size_at(now); });
     return total;
   }
 
@@ -86,7 +87,8 @@ class ShardedCache {
   std::size_t reclaim_expired(std::size_t budget_per_shard) {
     const TimePoint now = clock_.now();
     std::size_t reclaimed = 0;
-    for_each_shard([&](Shard& shard) { reclaimed += shard.reclaim_expired_at(budget_per_shard, now); });
+    for_each_shard(
+        [&](Shard& shard) { reclaimed += shard.reclaim_expired_at(budget_per_shard, now); });
     return reclaimed;
   }
 

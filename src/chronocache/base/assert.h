@@ -18,11 +18,16 @@ namespace chronocache::detail {
 
 }  // namespace chronocache::detail
 
-#define CC_CHECK(cond, why)                                                       \
-  do {                                                                            \
-    if (!(cond)) [[unlikely]]                                                     \
-      ::chronocache::detail::check_failed(#cond, __FILE__, __LINE__, (why));      \
+#define CC_CHECK(cond, why)                                                  \
+  do {                                                                       \
+    if (!(cond)) [[unlikely]]                                                \
+      ::chronocache::detail::check_failed(#cond, __FILE__, __LINE__, (why)); \
   } while (false)
+
+// For the few hot-path functions (Cache::get/put, SegmentedTable::find) that GCC's inliner would
+// otherwise call out of line: inlined into the caller's loop, their loads of the table's fields
+// are hoisted and the call's register save/restore disappears (bench: getHit 3.8 -> ~2.4 ns).
+#define CC_ALWAYS_INLINE [[gnu::always_inline]] inline
 
 #ifdef NDEBUG
 #define CC_ASSERT(cond) \

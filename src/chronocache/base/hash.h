@@ -5,8 +5,8 @@
 //   bits  7..18          home group inside the segment
 //   bits  0..6           7-bit tag stored in the control byte
 // std::hash<int> is the identity, which would put every small key in segment 0 and group 0, so
-// integers go through a multiply-fold mixer; byte strings through a wyhash-style loop that reads
-// 16 bytes per step. Both are seeded with fixed constants: hashing is deterministic across runs,
+// integers go through a multiply-fold mixer; byte strings through a loop of bijective steps over
+// 8-byte words. Both are seeded with fixed constants: hashing is deterministic across runs,
 // which keeps benchmarks and differential tests reproducible.
 #pragma once
 
@@ -29,7 +29,8 @@ inline constexpr std::uint64_t kMix3 = 0xb7e151628aed2a6bULL;
 
 // Full 64x64->128 multiply, folded: every output bit depends on every input bit of a and b.
 inline std::uint64_t mul_fold(std::uint64_t a, std::uint64_t b) noexcept {
-  __extension__ using U128 = unsigned __int128;  // GCC/Clang builtin; __extension__ keeps -Wpedantic quiet
+  __extension__ using U128 =
+      unsigned __int128;  // GCC/Clang builtin; __extension__ keeps -Wpedantic quiet
   const U128 product = static_cast<U128>(a) * b;
   return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
 }
@@ -59,24 +60,25 @@ inline std::uint64_t hash_integer(std::uint64_t x) noexcept {
   return detail::mul_fold(x ^ detail::kMix0, detail::kMix1);
 }
 
+// Each 8-byte word enters the state through bijective steps (xor, multiply by an odd constant,
+// xorshift), so no input word can erase what came before: two keys of one length that differ in
+// any byte differ in the state, and collide only by the final fold's chance (a wyhash-style
+// multiply of two inputs could be zeroed by a chosen word, giving unlimited collisions).
 inline std::uint64_t hash_bytes(const void* data, std::size_t n) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
   std::uint64_t state = detail::kMix0 ^ (n * detail::kMix3);
   std::size_t left = n;
-  while (left > 16) {
-    state = detail::mul_fold(detail::load_u64(p) ^ detail::kMix1, detail::load_u64(p + 8) ^ state);
-    p += 16;
-    left -= 16;
+  while (left >= 8) {
+    state = (state ^ detail::load_u64(p)) * detail::kMix1;
+    state ^= state >> 29;
+    p += 8;
+    left -= 8;
   }
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  if (left > 8) {
-    a = detail::load_u64(p);
-    b = detail::load_tail(p + 8, left - 8);
-  } else if (left > 0) {
-    a = detail::load_tail(p, left);
+  if (left > 0) {
+    state = (state ^ detail::load_tail(p, left)) * detail::kMix2;
+    state ^= state >> 32;
   }
-  return detail::mul_fold(a ^ detail::kMix2 ^ state, b ^ detail::kMix1 ^ n);
+  return detail::mul_fold(state, detail::kMix3);
 }
 
 // DefaultHash<K>: integers and enums are mixed, strings hashed by bytes (transparently, so a

@@ -67,12 +67,12 @@ CoarseClock::CoarseClock(const CoarseClock&) noexcept { Ticker::instance().attac
 CoarseClock::~CoarseClock() { Ticker::instance().detach(); }
 
 TimePoint CoarseClock::refresh() noexcept {
-  const std::int64_t fresh = std::chrono::duration_cast<Duration>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
+  const std::int64_t fresh =
+      std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
   std::int64_t seen = detail::coarse_tick_ms.load(std::memory_order_relaxed);
-  while (seen < fresh && !detail::coarse_tick_ms.compare_exchange_weak(
-                             seen, fresh, std::memory_order_relaxed)) {
+  while (seen < fresh &&
+         !detail::coarse_tick_ms.compare_exchange_weak(seen, fresh, std::memory_order_relaxed)) {
   }
   return TimePoint(Duration(seen < fresh ? fresh : seen));
 }

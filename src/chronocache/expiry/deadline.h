@@ -41,13 +41,16 @@ class DeadlineEpoch {
 
   TimePoint epoch() const noexcept { return epoch_; }
 
-  bool needs_rebase(TimePoint now) const noexcept { return now - epoch_ >= kRebaseAfter; }
-
-  // Precondition: !needs_rebase(now). A clock reading before the epoch counts as the epoch.
-  std::uint32_t relative_now(TimePoint now) const noexcept {
-    const auto delta = (now - epoch_).count();
-    return delta > 0 ? static_cast<std::uint32_t>(delta) : 0;
+  // `now - epoch` in ms as an unsigned number. Live checks accept it only below kRebaseAfter
+  // (is_usable); anything else means "rebase first", or for a reading before the epoch (a huge
+  // unsigned value) "use 0". One subtraction and one compare on the hot path.
+  std::uint64_t unchecked_relative_now(TimePoint now) const noexcept {
+    return static_cast<std::uint64_t>((now - epoch_).count());
   }
+  static bool is_usable(std::uint64_t relative_now) noexcept {
+    return relative_now < static_cast<std::uint64_t>(kRebaseAfter.count());
+  }
+  bool is_before_epoch(TimePoint now) const noexcept { return now < epoch_; }
 
   static bool is_live(StoredDeadline stored, std::uint32_t relative_now) noexcept {
     return stored > relative_now;
@@ -90,9 +93,19 @@ template <class Rep, class Period>
 constexpr std::int64_t ttl_to_ms(std::chrono::duration<Rep, Period> ttl) noexcept {
   static_assert(std::is_integral_v<Rep>, "TTL durations must have an integral count");
   using ToMs = std::ratio_divide<Period, std::milli>;
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  if constexpr (std::is_unsigned_v<Rep>) {
+    // An unsigned count beyond int64 would turn negative below: convert it exactly in 128 bits.
+    if (ttl.count() > static_cast<std::uint64_t>(kMax)) {
+      __extension__ using U128 = unsigned __int128;
+      const U128 scaled = static_cast<U128>(ttl.count()) * static_cast<U128>(ToMs::num);
+      const U128 ms = scaled / static_cast<U128>(ToMs::den) +
+                      (scaled % static_cast<U128>(ToMs::den) != 0 ? 1 : 0);
+      return ms > static_cast<U128>(kMax) ? kMax : static_cast<std::int64_t>(ms);
+    }
+  }
   const auto count = static_cast<std::int64_t>(ttl.count());
   if (count <= 0) return count < 0 ? -1 : 0;
-  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   if (count > kMax / ToMs::num) return kMax;
   const std::int64_t scaled = count * ToMs::num;
   return scaled / ToMs::den + (scaled % ToMs::den != 0 ? 1 : 0);

@@ -18,24 +18,24 @@
 namespace chronocache {
 
 template <class P>
-concept EvictionPolicy =
-    std::default_initializable<P> && std::default_initializable<typename P::Meta> &&
+concept EvictionPolicy = std::default_initializable<P> &&
+    std::default_initializable<typename P::Meta> &&
     std::is_trivially_copyable_v<typename P::Meta> &&
     requires(P& policy, const P& const_policy, typename P::Meta& meta, SlotId id) {
-      // A new entry was stored at `id`; returns the metadata to keep in its slot.
-      { policy.on_insert(id) } -> std::same_as<typename P::Meta>;
-      // A get hit or an overwrite touched the entry.
-      policy.on_access(meta);
-      // The entry leaves the cache: erase, expiry, eviction or clear.
-      policy.on_erase(meta);
-      // Table growth moved the entry to `id`.
-      policy.on_move(meta, id);
-      // The entry to drop to make room; nullopt means "refuse the insert instead".
-      { policy.pick_victim() } -> std::same_as<std::optional<SlotId>>;
-      // Forget every entry (the cache was cleared).
-      policy.clear();
-      // Heap bytes the policy holds beyond the per-slot Meta.
-      { const_policy.memory_bytes() } -> std::convertible_to<std::size_t>;
-    };
+  // A new entry was stored at `id`; returns the metadata to keep in its slot.
+  { policy.on_insert(id) } -> std::same_as<typename P::Meta>;
+  // A get hit or an overwrite touched the entry.
+  policy.on_access(meta);
+  // The entry leaves the cache: erase, expiry, eviction or clear.
+  policy.on_erase(meta);
+  // Table growth moved the entry to `id`.
+  policy.on_move(meta, id);
+  // The entry to drop to make room; nullopt means "refuse the insert instead".
+  { policy.pick_victim() } -> std::same_as<std::optional<SlotId>>;
+  // Forget every entry (the cache was cleared).
+  policy.clear();
+  // Heap bytes the policy holds beyond the per-slot Meta.
+  { const_policy.memory_bytes() } -> std::convertible_to<std::size_t>;
+};
 
 }  // namespace chronocache

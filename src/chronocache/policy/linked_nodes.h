@@ -41,7 +41,8 @@ class LinkedNodes {
     } else {
       CC_CHECK(used_ < kNone, "more than 2^32 - 1 policy nodes");
       h = used_++;
-      if ((h >> kChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(kChunkSize));
+      if ((h >> kChunkBits) == chunks_.size())
+        chunks_.push_back(std::make_unique<Node[]>(kChunkSize));
     }
     (*this)[h] = Node{h, h, slot, aux};
     return h;

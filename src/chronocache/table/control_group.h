@@ -7,6 +7,7 @@
 // without touching them. Without SSE2 a portable loop gives the same masks.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__SSE2__)
@@ -27,12 +28,16 @@ class LaneMask {
  public:
   explicit LaneMask(std::uint32_t bits) noexcept : bits_(bits) {}
   explicit operator bool() const noexcept { return bits_ != 0; }
-  unsigned lowest() const noexcept { return static_cast<unsigned>(__builtin_ctz(bits_)); }
+  std::uint32_t bits() const noexcept { return bits_; }
+  // std::size_t lanes: index arithmetic then needs no sign extension of ctz's int result.
+  std::size_t lowest() const noexcept { return static_cast<std::uint32_t>(__builtin_ctz(bits_)); }
 
   class Iterator {
    public:
     explicit Iterator(std::uint32_t bits) noexcept : bits_(bits) {}
-    unsigned operator*() const noexcept { return static_cast<unsigned>(__builtin_ctz(bits_)); }
+    std::size_t operator*() const noexcept {
+      return static_cast<std::uint32_t>(__builtin_ctz(bits_));
+    }
     Iterator& operator++() noexcept {
       bits_ &= bits_ - 1;
       return *this;
@@ -59,7 +64,9 @@ class GroupCtrl {
   LaneMask match(std::uint8_t tag) const noexcept {
     return mask(_mm_cmpeq_epi8(_mm_set1_epi8(static_cast<char>(tag)), bytes_));
   }
-  LaneMask match_empty() const noexcept { return mask(_mm_cmpeq_epi8(_mm_set1_epi8(kEmpty), bytes_)); }
+  LaneMask match_empty() const noexcept {
+    return mask(_mm_cmpeq_epi8(_mm_set1_epi8(kEmpty), bytes_));
+  }
   // Empty and deleted are the control bytes with the sign bit set.
   LaneMask match_empty_or_deleted() const noexcept { return mask(bytes_); }
   LaneMask match_full() const noexcept { return LaneMask(~raw_mask(bytes_) & 0xFFFFu); }
@@ -89,7 +96,8 @@ class GroupCtrl {
   template <class Pred>
   LaneMask build(Pred pred) const noexcept {
     std::uint32_t bits = 0;
-    for (unsigned i = 0; i < kGroupWidth; ++i) bits |= static_cast<std::uint32_t>(pred(ctrl_[i])) << i;
+    for (unsigned i = 0; i < kGroupWidth; ++i)
+      bits |= static_cast<std::uint32_t>(pred(ctrl_[i])) << i;
     return LaneMask(bits);
   }
   const Ctrl* ctrl_;

@@ -2,7 +2,7 @@
 // small segments, and extendible hashing across segments, so the table grows one segment at a
 // time and never holds two copies of itself.
 //
-//   directory (2^depth pointers, indexed by the hash's top `depth` bits)
+//   directory (2^depth pointers, depth >= 1, indexed by the hash's top `depth` bits)
 //   ┌────┬────┬────┬────┐
 //   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
 //   └─┬──┴─┬──┴─┬──┴─┬──┘
@@ -64,10 +64,10 @@ struct alignas(16) Group {
   Ctrl ctrl[kGroupWidth];
   alignas(SlotT) unsigned char storage[kGroupWidth * sizeof(SlotT)];
 
-  SlotT* slot(unsigned lane) noexcept {
+  SlotT* slot(std::size_t lane) noexcept {
     return std::launder(reinterpret_cast<SlotT*>(storage + lane * sizeof(SlotT)));
   }
-  void* raw_slot(unsigned lane) noexcept { return storage + lane * sizeof(SlotT); }
+  void* raw_slot(std::size_t lane) noexcept { return storage + lane * sizeof(SlotT); }
 };
 
 template <class SlotT>
@@ -109,6 +109,11 @@ class SegmentedTable {
   // 256 groups = 4096 slots: an int -> int segment is 52 KiB, so a split works inside L2.
   static constexpr std::uint32_t kMaxGroups = 256;
   static constexpr std::size_t kMaxSegments = std::size_t{1} << (32 - kSlotIdSlotBits);
+  // 65 536 segments need 16 bits of directory under a uniform hash; 4 more absorb skew. Bounds
+  // the directory at 2^20 entries (16 MiB) whatever keys arrive.
+  static constexpr unsigned kMaxDepth = 20;
+  // A segment that cannot split may grow to every slot a SlotId can name.
+  static constexpr std::uint32_t kMaxOversizeGroups = (1u << kSlotIdSlotBits) / kGroupWidth;
   static_assert(kMaxGroups * kGroupWidth <= (1u << kSlotIdSlotBits), "slot index must fit SlotId");
   static_assert(SegmentType::kHeaderBytes >= sizeof(SegmentType) &&
                     SegmentType::kHeaderBytes % alignof(GroupType) == 0,
@@ -124,8 +129,7 @@ class SegmentedTable {
     SlotId id() const noexcept { return make_slot_id(segment->index, index); }
   };
 
-  explicit SegmentedTable(const Hash& hash = Hash(), const Eq& eq = Eq())
-      : hash_(hash), eq_(eq) {
+  explicit SegmentedTable(const Hash& hash = Hash(), const Eq& eq = Eq()) : hash_(hash), eq_(eq) {
     reset();
   }
   ~SegmentedTable() { destroy_all(); }
@@ -139,26 +143,29 @@ class SegmentedTable {
 
   // Bytes this table holds: segments, directory and segment list (not what keys own on the heap).
   std::size_t memory_bytes() const noexcept {
-    return segment_bytes_ + directory_.capacity() * sizeof(SegmentType*) +
+    return segment_bytes_ + directory_.capacity() * sizeof(DirectoryEntry) +
            segments_.capacity() * sizeof(SegmentType*);
   }
 
   template <class Q>
-  Ref find(const Q& key, std::uint64_t h) const noexcept {
-    SegmentType* seg = segment_for(h);
+  CC_ALWAYS_INLINE Ref find(const Q& key, std::uint64_t h) const noexcept {
+    // The directory entry carries the group mask, so the probe's first load does not wait for
+    // the segment header: directory -> control bytes -> key is the whole dependent chain.
+    const DirectoryEntry& entry = directory_[directory_index(h)];
+    SegmentType* seg = entry.segment;
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
-    std::uint32_t g = home_group(h, seg);
+    std::uint32_t g = static_cast<std::uint32_t>(h >> 7) & entry.group_mask;
     for (;;) {
       GroupType* group = seg->groups() + g;
       const GroupCtrl ctrl(group->ctrl);
-      for (unsigned lane : ctrl.match(tag)) {
+      for (std::size_t lane : ctrl.match(tag)) {
         SlotType* slot = group->slot(lane);
         if (eq_(slot->key, key)) [[likely]]
-          return Ref{slot, seg, g * kGroupWidth + lane};
+          return Ref{slot, seg, slot_index(g, lane)};
       }
       if (ctrl.match_empty()) [[likely]]
         return Ref{};
-      g = (g + 1) & seg->group_mask;
+      g = (g + 1) & entry.group_mask;
     }
   }
 
@@ -175,16 +182,16 @@ class SegmentedTable {
         GroupType* group = seg->groups() + g;
         const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
         if (free) {
-          const unsigned lane = free.lowest();
+          const std::size_t lane = free.lowest();
           const bool claims_empty = group->ctrl[lane] == kEmpty;
           if (claims_empty && seg->growth_left == 0) break;  // at the load limit: grow first
-          ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)),
-                                                 V(std::forward<VArg>(value)), deadline, Meta{}};
+          ::new (group->raw_slot(lane))
+              SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline, Meta{}};
           group->ctrl[lane] = tag;
           seg->growth_left -= claims_empty ? 1 : 0;
           ++seg->size;
           ++size_;
-          return Ref{group->slot(lane), seg, g * kGroupWidth + lane};
+          return Ref{group->slot(lane), seg, slot_index(g, lane)};
         }
         g = (g + 1) & seg->group_mask;
       }
@@ -233,12 +240,18 @@ class SegmentedTable {
         cursor_slot_ = 0;
         continue;
       }
+      // The lanes [first, first + count) of the cursor's group: whole groups while the budget
+      // allows, so the budget is exact in slots.
       const std::uint32_t g = cursor_slot_ / kGroupWidth;
+      const std::uint32_t first = cursor_slot_ % kGroupWidth;
+      const auto count = static_cast<std::uint32_t>(
+          std::min<std::size_t>(kGroupWidth - first, budget - progress.examined));
+      const std::uint32_t lanes = ((1u << count) - 1) << first;
       GroupType* group = seg->groups() + g;
-      for (unsigned lane : GroupCtrl(group->ctrl).match_full())
-        fn(Ref{group->slot(lane), seg, g * kGroupWidth + lane});
-      cursor_slot_ += kGroupWidth;
-      progress.examined += kGroupWidth;
+      for (std::size_t lane : LaneMask(GroupCtrl(group->ctrl).match_full().bits() & lanes))
+        fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
+      cursor_slot_ += count;
+      progress.examined += count;
     }
     return progress;
   }
@@ -249,7 +262,7 @@ class SegmentedTable {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         GroupType* group = seg->groups() + g;
-        for (unsigned lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
       }
     }
   }
@@ -260,7 +273,7 @@ class SegmentedTable {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         GroupType* group = seg->groups() + g;
-        for (unsigned lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
       }
     }
   }
@@ -277,7 +290,8 @@ class SegmentedTable {
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       while (segments_[i]->group_count() < groups)
         rebuild(segments_[i], any_hash_of(segments_[i]), segments_[i]->group_count() * 2, on_move);
-      while (segments_[i]->local_depth < depth) split(segments_[i], any_hash_of(segments_[i]), on_move);
+      while (segments_[i]->local_depth < depth)
+        split(segments_[i], any_hash_of(segments_[i]), on_move);
     }
   }
 
@@ -289,10 +303,14 @@ class SegmentedTable {
 
  private:
   SegmentType* segment_for(std::uint64_t h) const noexcept {
-    return directory_[directory_index(h)];
+    return directory_[directory_index(h)].segment;
   }
+  // The directory always has at least 2 entries (depth >= 1), so the shift is never 64.
   std::size_t directory_index(std::uint64_t h) const noexcept {
-    return static_cast<std::size_t>((h >> 1) >> (63 - depth_));  // depth 0 -> index 0
+    return static_cast<std::size_t>(h >> directory_shift_);
+  }
+  static std::uint32_t slot_index(std::uint32_t group, std::size_t lane) noexcept {
+    return group * kGroupWidth + static_cast<std::uint32_t>(lane);
   }
   static std::uint32_t home_group(std::uint64_t h, const SegmentType* seg) noexcept {
     return static_cast<std::uint32_t>(h >> 7) & seg->group_mask;
@@ -300,17 +318,18 @@ class SegmentedTable {
 
   // A hash that routes to `seg`, for directory bookkeeping when no key is at hand.
   std::uint64_t any_hash_of(const SegmentType* seg) const noexcept {
-    const auto it = std::find(directory_.begin(), directory_.end(), seg);
+    const auto it = std::find_if(directory_.begin(), directory_.end(),
+                                 [seg](const DirectoryEntry& e) { return e.segment == seg; });
     const auto index = static_cast<std::uint64_t>(it - directory_.begin());
-    return depth_ == 0 ? 0 : index << (64 - depth_);
+    return index << directory_shift_;
   }
 
   SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth) {
     const std::size_t bytes = SegmentType::bytes_for(groups);
-    void* memory = ::operator new(bytes, std::align_val_t{64});
-    auto* seg = ::new (memory) SegmentType{groups - 1, 0,
-                                           SegmentType::max_growth(groups * kGroupWidth),
-                                           static_cast<std::uint16_t>(index), local_depth};
+    void* memory = ::operator new (bytes, std::align_val_t{64});
+    auto* seg =
+        ::new (memory) SegmentType{groups - 1, 0, SegmentType::max_growth(groups * kGroupWidth),
+                                   static_cast<std::uint16_t>(index), local_depth};
     for (std::uint32_t g = 0; g < groups; ++g)
       std::memset(seg->groups()[g].ctrl, static_cast<unsigned char>(kEmpty), kGroupWidth);
     segment_bytes_ += bytes;
@@ -319,13 +338,14 @@ class SegmentedTable {
 
   void release(SegmentType* seg) noexcept {
     segment_bytes_ -= SegmentType::bytes_for(seg->group_count());
-    ::operator delete(seg, std::align_val_t{64});
+    ::operator delete (seg, std::align_val_t{64});
   }
 
   void reset() {
-    depth_ = 0;
+    depth_ = 1;
+    directory_shift_ = 63;
     segments_.assign(1, allocate(1, 0, 0));
-    directory_.assign(1, segments_[0]);
+    directory_.assign(2, DirectoryEntry{segments_[0], segments_[0]->group_mask});
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
@@ -336,7 +356,8 @@ class SegmentedTable {
       if constexpr (!std::is_trivially_destructible_v<SlotType>) {
         for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
           GroupType* group = seg->groups() + g;
-          for (unsigned lane : GroupCtrl(group->ctrl).match_full()) std::destroy_at(group->slot(lane));
+          for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+            std::destroy_at(group->slot(lane));
         }
       }
       release(seg);
@@ -352,8 +373,16 @@ class SegmentedTable {
       rebuild(seg, h, seg->group_count(), on_move);  // mostly tombstones: same size, clean
     } else if (seg->group_count() < kMaxGroups) {
       rebuild(seg, h, seg->group_count() * 2, on_move);
-    } else {
+    } else if (seg->local_depth < kMaxDepth) {
       split(seg, h, on_move);
+    } else {
+      // Keys that share kMaxDepth leading hash bits beyond a segment's worth: a broken or attacked
+      // hash. Splitting again would double the directory without separating them, so the segment
+      // grows in place instead, up to what a SlotId can address, and then the process stops
+      // with a message rather than exhausting memory.
+      CC_CHECK(seg->group_count() < kMaxOversizeGroups,
+               "too many keys share a hash prefix: the hash function is broken or attacked");
+      rebuild(seg, h, seg->group_count() * 2, on_move);
     }
   }
 
@@ -365,12 +394,12 @@ class SegmentedTable {
       GroupType* group = target->groups() + g;
       const LaneMask empty = GroupCtrl(group->ctrl).match_empty();
       if (empty) {
-        const unsigned lane = empty.lowest();
+        const std::size_t lane = empty.lowest();
         SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
         group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
         --target->growth_left;
         ++target->size;
-        on_move(*slot, make_slot_id(target->index, g * kGroupWidth + lane));
+        on_move(*slot, make_slot_id(target->index, slot_index(g, lane)));
         return;
       }
       g = (g + 1) & target->group_mask;
@@ -382,7 +411,7 @@ class SegmentedTable {
   void move_all(SegmentType* seg, Pick pick, OnMove& on_move) {
     for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
       GroupType* group = seg->groups() + g;
-      for (unsigned lane : GroupCtrl(group->ctrl).match_full()) {
+      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
         SlotType* slot = group->slot(lane);
         const std::uint64_t h = hash_(slot->key);
         place_moved(pick(h), h, *slot, on_move);
@@ -401,7 +430,8 @@ class SegmentedTable {
   }
 
   void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
-    std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count, seg);
+    std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count,
+                DirectoryEntry{seg, seg->group_mask});
   }
 
   void segment_rebuilt(std::size_t index) noexcept {
@@ -413,7 +443,8 @@ class SegmentedTable {
     const auto [first, count] = directory_range(h, seg->local_depth);
     const std::size_t index = seg->index;
     SegmentType* fresh = allocate(groups, index, seg->local_depth);
-    move_all(seg, [fresh](std::uint64_t) { return fresh; }, on_move);
+    move_all(
+        seg, [fresh](std::uint64_t) { return fresh; }, on_move);
     segments_[index] = fresh;
     point_directory(first, count, fresh);
     segment_rebuilt(index);
@@ -422,12 +453,12 @@ class SegmentedTable {
   template <class OnMove>
   void split(SegmentType* seg, std::uint64_t h, OnMove& on_move) {
     CC_CHECK(segments_.size() < kMaxSegments, "table full: 65536 segments; use ShardedCache");
-    CC_CHECK(seg->local_depth < 63, "hash function maps too many keys to one value");
     if (seg->local_depth == depth_) {
-      std::vector<SegmentType*> doubled(directory_.size() * 2);
+      std::vector<DirectoryEntry> doubled(directory_.size() * 2);
       for (std::size_t i = 0; i < doubled.size(); ++i) doubled[i] = directory_[i >> 1];
       directory_.swap(doubled);
       ++depth_;
+      --directory_shift_;
     }
     const auto [first, count] = directory_range(h, seg->local_depth);
     const auto child_depth = static_cast<std::uint8_t>(seg->local_depth + 1);
@@ -446,9 +477,15 @@ class SegmentedTable {
     segment_rebuilt(index);
   }
 
-  std::vector<SegmentType*> directory_;  // 2^depth_ entries; several may share a segment
-  std::vector<SegmentType*> segments_;   // each segment once, owned; index = SlotId high half
-  unsigned depth_ = 0;
+  struct DirectoryEntry {
+    SegmentType* segment;
+    std::uint32_t group_mask;  // a copy of segment->group_mask, read without touching the segment
+  };
+
+  std::vector<DirectoryEntry> directory_;  // 2^depth_ entries; several may share a segment
+  std::vector<SegmentType*> segments_;     // each segment once, owned; index = SlotId high half
+  unsigned depth_ = 1;
+  unsigned directory_shift_ = 63;  // 64 - depth_
   std::size_t size_ = 0;
   std::size_t segment_bytes_ = 0;
   std::size_t cursor_segment_ = 0;  // sweep position
