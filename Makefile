@@ -1,6 +1,7 @@
 # ChronoCache: the commands the README documents. Thin wrappers over CMakePresets.json.
 #   make run    install what is missing, build Release, run the example program
 #   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
+#               (the threaded tests once more under TSan)
 #   make bench  install what is missing, build Release, print the engine benchmark table
 
 SHELL := /bin/bash
@@ -10,7 +11,7 @@ JOBS ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ python3 clang-format \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev
 
-.PHONY: setup build-release build-asan run test format format-check bench bench-memory clean
+.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory clean
 
 setup:
 	@missing=""; \
@@ -41,8 +42,14 @@ format-check: setup
 format: setup
 	tools/format.sh
 
-test: format-check build-asan
+# The threaded tests (ShardedCache, the clock's ticker) also run under ThreadSanitizer.
+build-tsan: setup
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test
+
+test: format-check build-asan build-tsan
 	ctest --preset asan-ubsan -j $(JOBS)
+	ctest --preset tsan
 
 bench: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release

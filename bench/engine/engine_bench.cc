@@ -1,0 +1,291 @@
+// engine_bench: ChronoCache against its peers (bench/engine/peers), one Google Benchmark per
+// scenario and peer, named `<scenario>/<peer>` (e.g. bm_getHit/chronocache). The table is made
+// by bench/engine/run_engine_bench.py (`make bench`), which runs this binary with 5 repetitions
+// and reports the median and spread of each; run it directly only to explore.
+//
+// Rules every scenario keeps, so the peers are measured doing the same work:
+//   * one iteration is one cache operation, and its time is CPU time of the benchmark thread;
+//   * set-up (construction, prefill, workload arrays) happens before the timed loop;
+//   * workloads come precomputed from bench/common/workloads.h with seed 42 and are cycled by
+//     masking, so no RNG runs inside the timed loop;
+//   * results go through consume() (benchmark::DoNotOptimize) and constant keys through opaque(),
+//     so the compiler can neither drop a lookup nor fold a constant key's hash at compile time;
+//   * after the loop a cheap untimed check confirms the scenario did what it claims (hits hit,
+//     puts stored), and a failed check marks the benchmark as an error instead of a number.
+//
+// Scenarios (K = V = int, TTL 60 s unless stated, so nothing expires during a run):
+//   bm_putSingle           put(42, 99, 1s), overwriting one key
+//   bm_putStress           put(key++, ...) x 12.8 M into a cache created empty per repetition
+//   bm_getHit              get(42), present
+//   bm_getRandomKeys       uniform random hits over 1 000 prefilled keys
+//   bm_GetMiss             get(-1), absent, in a cache holding only key 42
+//   bm_getRandomKeys_10M   uniform random hits over 10 M prefilled keys (misses cache and TLB)
+//   bm_putStress_10M       put(key++, ...) x 10 M into a cache created empty per repetition
+//   bm_mixedZipf           90 % get / 10 % put, Zipf(0.99) over 1 M prefilled keys
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "bench/common/workloads.h"
+#include "bench/engine/peers/all_peers.h"
+#include "bench/engine/peers/cache_peer.h"
+#include "chronocache/clock/coarse_clock.h"
+
+namespace chronocache::bench {
+namespace {
+
+using namespace std::chrono_literals;
+
+using Peers = AllPeers<int, int>;
+
+constexpr int kHitKey = 42;
+constexpr int kHitValue = 99;
+constexpr int kAbsentKey = -1;
+// Long enough that no entry expires during any scenario: the peers then all do the same work.
+constexpr std::chrono::milliseconds kLongTtl = 60s;
+constexpr std::chrono::milliseconds kShortTtl = 1s;
+
+constexpr std::int64_t kPutStressIterations = 12'800'000;
+constexpr std::int64_t kPutStress10MIterations = 10'000'000;
+
+constexpr int kSmallKeySpace = 1'000;
+constexpr std::size_t kSmallStreamLength = std::size_t{1} << 16;  // 256 KiB of keys: stays in L2
+constexpr int kLargeKeySpace = 10'000'000;
+constexpr std::size_t kLargeStreamLength = std::size_t{1} << 20;
+constexpr int kZipfKeySpace = 1'000'000;
+constexpr std::size_t kZipfStreamLength = std::size_t{1} << 20;
+
+// The 10 M prefill is built once and shared by the repetitions of one peer (building it takes
+// seconds). It is rebuilt when older than this, so every entry still has >= 30 s of its 60 s TTL
+// left whenever a repetition starts, even with a long --benchmark_min_time.
+constexpr auto kMaxLargePrefillAge = 30s;
+
+static_assert((kSmallStreamLength & (kSmallStreamLength - 1)) == 0, "cycled by masking");
+static_assert((kLargeStreamLength & (kLargeStreamLength - 1)) == 0, "cycled by masking");
+static_assert((kZipfStreamLength & (kZipfStreamLength - 1)) == 0, "cycled by masking");
+
+// Returns `value` after hiding it from the optimiser (see the file comment). A register-only
+// barrier: unlike DoNotOptimize it neither spills the key to memory nor clobbers all of memory.
+int opaque(int value) {
+  asm volatile("" : "+r"(value));
+  return value;
+}
+
+// Keeps a get's result alive. DoNotOptimize(optional) would force the optional through memory:
+// GCC builds a std::optional<int> with two narrow stores (value, flag) and then reloads it as one
+// 8-byte word, a failed store-to-load forwarding that costs ~12 cycles per call and would
+// dominate the lookups being compared. value_or keeps it in registers, as a caller's
+// `if (auto v = cache.get(k))` would.
+template <class V>
+void consume(const std::optional<V>& value) {
+  benchmark::DoNotOptimize(value.value_or(V{}));
+}
+
+// Untimed sanity check after a timed loop: a failure turns the result into an error.
+void expect(benchmark::State& state, bool ok, const char* what) {
+  if (!ok) state.SkipWithError(what);
+}
+
+template <CachePeer P>
+void prefill(P& peer, int count, std::chrono::milliseconds ttl) {
+  for (int key = 0; key < count; ++key) peer.put(key, key, ttl);
+}
+
+const std::vector<int>& small_random_keys() {
+  static const std::vector<int> keys = uniform_keys(kSmallStreamLength, kSmallKeySpace);
+  return keys;
+}
+
+const std::vector<int>& large_random_keys() {
+  static const std::vector<int> keys = uniform_keys(kLargeStreamLength, kLargeKeySpace);
+  return keys;
+}
+
+const std::vector<CacheOp>& zipf_ops() {
+  static const std::vector<CacheOp> ops =
+      zipf_op_stream({.ops = kZipfStreamLength, .key_space = kZipfKeySpace});
+  return ops;
+}
+
+// Holds the one prefilled 10 M-entry peer alive at a time; switching peers frees the previous
+// one first, so at most one such table occupies memory.
+struct LargePrefill {
+  std::unique_ptr<void, void (*)(void*)> peer{nullptr, [](void*) {}};
+  const void* owner = nullptr;  // type_tag<P>() of the peer held
+  std::chrono::steady_clock::time_point filled_at;
+};
+
+LargePrefill& large_prefill() {
+  static LargePrefill holder;
+  return holder;
+}
+
+template <class P>
+const void* type_tag() {
+  static constexpr char kTag = 0;
+  return &kTag;
+}
+
+template <CachePeer P>
+P& prefilled_large_peer() {
+  LargePrefill& holder = large_prefill();
+  const auto now = std::chrono::steady_clock::now();
+  if (holder.owner != type_tag<P>() || now - holder.filled_at > kMaxLargePrefillAge) {
+    holder.peer.reset();
+    holder.owner = nullptr;
+    auto fresh = std::make_unique<P>();
+    prefill(*fresh, kLargeKeySpace, kLongTtl);
+    holder.peer = {fresh.release(), [](void* p) { delete static_cast<P*>(p); }};
+    holder.owner = type_tag<P>();
+    holder.filled_at = now;  // the first entry's TTL started here
+  }
+  return *static_cast<P*>(holder.peer.get());
+}
+
+// ---- Scenarios -------------------------------------------------------------------------------
+
+template <CachePeer P>
+void bm_put_single(benchmark::State& state) {
+  P peer;
+  for (auto _ : state) peer.put(opaque(kHitKey), kHitValue, kShortTtl);
+  expect(state, peer.size() == 1 && peer.get(kHitKey) == kHitValue, "put did not store");
+}
+
+// bm_putStress and bm_putStress_10M: fresh keys into a cache that starts empty each repetition
+// (the fixed iteration count makes one call per repetition), so growth is part of the cost.
+template <CachePeer P>
+void bm_put_fresh_keys(benchmark::State& state) {
+  P peer;
+  int key = 0;
+  for (auto _ : state) {
+    peer.put(key, key, kLongTtl);
+    ++key;
+  }
+  expect(state, peer.size() == static_cast<std::size_t>(state.iterations()), "puts were lost");
+}
+
+template <CachePeer P>
+void bm_get_hit(benchmark::State& state) {
+  P peer;
+  peer.put(kHitKey, kHitValue, kLongTtl);
+  for (auto _ : state) {
+    consume(peer.get(opaque(kHitKey)));
+  }
+  expect(state, peer.get(kHitKey) == kHitValue, "the key was lost");
+}
+
+template <CachePeer P>
+void bm_get_random_keys(benchmark::State& state) {
+  P peer;
+  prefill(peer, kSmallKeySpace, kLongTtl);
+  const std::vector<int>& keys = small_random_keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    consume(peer.get(keys[i++ & (kSmallStreamLength - 1)]));
+  }
+  expect(state, peer.size() == static_cast<std::size_t>(kSmallKeySpace), "entries were lost");
+}
+
+template <CachePeer P>
+void bm_get_miss(benchmark::State& state) {
+  P peer;
+  peer.put(kHitKey, kHitValue, kLongTtl);
+  for (auto _ : state) {
+    consume(peer.get(opaque(kAbsentKey)));
+  }
+  expect(state, !peer.get(kAbsentKey).has_value(), "the absent key was found");
+}
+
+template <CachePeer P>
+void bm_get_random_keys_10m(benchmark::State& state) {
+  P& peer = prefilled_large_peer<P>();
+  const std::vector<int>& keys = large_random_keys();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    consume(peer.get(keys[i++ & (kLargeStreamLength - 1)]));
+  }
+  expect(state, peer.size() == static_cast<std::size_t>(kLargeKeySpace), "entries were lost");
+}
+
+template <CachePeer P>
+void bm_mixed_zipf(benchmark::State& state) {
+  P peer;
+  prefill(peer, kZipfKeySpace, kLongTtl);
+  const std::vector<CacheOp>& ops = zipf_ops();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const CacheOp& op = ops[i++ & (kZipfStreamLength - 1)];
+    if (op.is_put) {
+      peer.put(op.key, op.key, kLongTtl);
+    } else {
+      consume(peer.get(op.key));
+    }
+  }
+  expect(state, peer.size() == static_cast<std::size_t>(kZipfKeySpace), "entries were lost");
+}
+
+// ---- Registration ----------------------------------------------------------------------------
+
+// Registers `<scenario>/<peer>` for every peer, adjacent to each other so that the peers of one
+// scenario run back to back under the same machine conditions. `pick` maps a peer's
+// std::type_identity to the scenario's function for it. iterations == 0 lets the library choose.
+template <class Pick>
+void register_scenario(std::string_view scenario, Pick pick, std::int64_t iterations = 0) {
+  Peers::for_each([&](auto peer_tag) {
+    const std::string name =
+        std::string(scenario) + "/" + std::string(decltype(peer_tag)::type::kName);
+    benchmark::internal::Benchmark* bench =
+        benchmark::RegisterBenchmark(name.c_str(), pick(peer_tag));
+    bench->Unit(benchmark::kNanosecond);  // CPU time (the default), for every scenario
+    if (iterations != 0) bench->Iterations(iterations);
+  });
+}
+
+void register_all_scenarios() {
+  register_scenario("bm_putSingle",
+                    [](auto tag) { return &bm_put_single<typename decltype(tag)::type>; });
+  register_scenario(
+      "bm_putStress", [](auto tag) { return &bm_put_fresh_keys<typename decltype(tag)::type>; },
+      kPutStressIterations);
+  register_scenario("bm_getHit",
+                    [](auto tag) { return &bm_get_hit<typename decltype(tag)::type>; });
+  register_scenario("bm_getRandomKeys",
+                    [](auto tag) { return &bm_get_random_keys<typename decltype(tag)::type>; });
+  register_scenario("bm_GetMiss",
+                    [](auto tag) { return &bm_get_miss<typename decltype(tag)::type>; });
+  register_scenario("bm_getRandomKeys_10M",
+                    [](auto tag) { return &bm_get_random_keys_10m<typename decltype(tag)::type>; });
+  register_scenario(
+      "bm_putStress_10M", [](auto tag) { return &bm_put_fresh_keys<typename decltype(tag)::type>; },
+      kPutStress10MIterations);
+  register_scenario("bm_mixedZipf",
+                    [](auto tag) { return &bm_mixed_zipf<typename decltype(tag)::type>; });
+}
+
+}  // namespace
+}  // namespace chronocache::bench
+
+int main(int argc, char** argv) {
+  // One CoarseClock alive for the whole run: the shared ticker thread then wakes every 1 ms under
+  // every peer alike (not only under those that own a CoarseClock), and constructing a peer
+  // inside a benchmark never starts or joins that thread.
+  [[maybe_unused]] const chronocache::CoarseClock keep_ticker_running;
+
+  chronocache::bench::register_all_scenarios();
+  benchmark::AddCustomContext("seed", std::to_string(chronocache::bench::kDefaultSeed));
+  benchmark::AddCustomContext("time", "cpu");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  chronocache::bench::large_prefill().peer.reset();
+  benchmark::Shutdown();
+  return 0;
+}

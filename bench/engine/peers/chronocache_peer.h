@@ -1,0 +1,35 @@
+// ChronoCachePeer: chronocache::Cache with its defaults (TtlOnly policy, CoarseClock, DefaultHash),
+// exactly as an embedder would declare it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "chronocache/cache.h"
+
+namespace chronocache::bench {
+
+template <class K, class V>
+class ChronoCachePeer {
+ public:
+  using key_type = K;
+  using mapped_type = V;
+  static constexpr std::string_view kName = "chronocache";
+
+  [[gnu::always_inline]] void put(const K& key, V value, std::chrono::milliseconds ttl) {
+    static_cast<void>(cache_.put(key, std::move(value), ttl));
+  }
+  [[gnu::always_inline]] std::optional<V> get(const K& key) { return cache_.get(key); }
+  std::size_t size() const { return cache_.size(); }
+
+  // What the engine believes it holds; engine_memory prints it beside the counted heap bytes.
+  std::size_t memory_bytes() const { return cache_.memory_bytes(); }
+
+ private:
+  Cache<K, V> cache_;
+};
+
+}  // namespace chronocache::bench
