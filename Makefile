@@ -1,7 +1,7 @@
 # ChronoCache: the commands the README documents. Thin wrappers over CMakePresets.json.
 #   make run    install what is missing, build Release, run the example program
 #   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
-#               (the threaded tests once more under TSan)
+#               (the threaded tests once more under TSan, and everything in Release)
 #   make bench  install what is missing, build Release, print the engine benchmark table
 
 SHELL := /bin/bash
@@ -47,9 +47,13 @@ build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test
 
-test: format-check build-asan build-tsan
+# Release is built and tested too: `make run` and `make bench` use it, and -O3 finds warnings
+# (errors here) that the sanitizer build does not.
+test: format-check build-asan build-tsan build-release
 	ctest --preset asan-ubsan -j $(JOBS)
 	ctest --preset tsan
+	ctest --preset release -j $(JOBS)
+	./build/release/examples/chronocache_example >/dev/null
 
 bench: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release
