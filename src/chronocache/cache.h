@@ -342,10 +342,11 @@ class Cache {
     return live;
   }
 
-  // Inserts a key with no live entry. Out of line, like expired_miss: growth and eviction would
-  // otherwise cost the overwrite path its registers.
+  // Inserts a key with no live entry. Inline: out of line (to spare the overwrite path's
+  // registers) it cost new-key puts ~15 % (bm_putStress_10M 95 -> 111 ns) and bought nothing
+  // measurable on bm_putSingle.
   template <class Q>
-  [[gnu::noinline]] PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
+  PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
                                           std::uint32_t relative_now) {
     if (options_.max_entries != 0 && table_.size() >= options_.max_entries &&
         !make_room(relative_now)) {
