@@ -2,10 +2,9 @@
 // adapter header in this folder plus one entry here; scenarios and the runner pick it up.
 #pragma once
 
-#include "bench/engine/peers/absl_flat_peer.h"
-#include "bench/engine/peers/boost_flat_peer.h"
 #include "bench/engine/peers/cache_peer.h"
 #include "bench/engine/peers/chronocache_peer.h"
+#include "bench/engine/peers/flat_map_peer.h"
 #include "bench/engine/peers/naive_peer.h"
 
 namespace chronocache::bench {
