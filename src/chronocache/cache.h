@@ -347,7 +347,7 @@ class Cache {
   // measurable on bm_putSingle.
   template <class Q>
   PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
-                                          std::uint32_t relative_now) {
+                        std::uint32_t relative_now) {
     if (options_.max_entries != 0 && table_.size() >= options_.max_entries &&
         !make_room(relative_now)) {
       return PutOutcome::kRejectedFull;
