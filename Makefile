@@ -3,15 +3,16 @@
 #   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
 #               (the threaded tests once more under TSan, and everything in Release)
 #   make bench  install what is missing, build Release, print the engine benchmark table
+#               (bench-memory: the memory table; bench-instructions: callgrind counts)
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 
 # Debian packages the build, tests and benchmarks need.
-DEB_PACKAGES := cmake ninja-build g++ python3 clang-format \
+DEB_PACKAGES := cmake ninja-build g++ python3 clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev
 
-.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory clean
+.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions clean
 
 setup:
 	@missing=""; \
@@ -57,6 +58,10 @@ test: format-check build-asan build-tsan build-release
 
 bench: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release
+
+# Instructions per operation under callgrind: the figure that does not move with machine noise.
+bench-instructions: build-release
+	python3 bench/engine/run_instruction_counts.py --build-dir build/release
 
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only

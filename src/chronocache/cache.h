@@ -310,11 +310,11 @@ class Cache {
     return epoch_.is_live_at(slot.deadline, now);
   }
 
-  void set_deadline(Slot& slot, TimePoint deadline) {
+  CC_ALWAYS_INLINE void set_deadline(Slot& slot, TimePoint deadline) {
     slot.deadline = epoch_.encode(deadline);
     if (deadline == kNoExpiry) return;
     if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]]
-      far_.insert_or_assign(slot.key, deadline);
+      remember_far_deadline(slot, deadline);
     // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
     // on every put would chain each put to the previous one through memory.
     if (deadline < next_expiry_lower_bound_) [[unlikely]]
@@ -323,9 +323,16 @@ class Cache {
       cycle_min_deadline_ = deadline;
   }
 
-  void forget_far_deadline(const Slot& slot) {
+  // The far-deadline map is touched only by TTLs beyond the ~49-day window: its calls stay out of
+  // line so the common put carries no hash-map code (callgrind: putSingle 115 -> 80 instructions).
+  [[gnu::noinline]] void remember_far_deadline(const Slot& slot, TimePoint deadline) {
+    far_.insert_or_assign(slot.key, deadline);
+  }
+  [[gnu::noinline]] void erase_far_deadline(const Slot& slot) { far_.erase(slot.key); }
+
+  CC_ALWAYS_INLINE void forget_far_deadline(const Slot& slot) {
     if (slot.deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]]
-      far_.erase(slot.key);
+      erase_far_deadline(slot);
   }
 
   void erase_entry(Ref ref) {

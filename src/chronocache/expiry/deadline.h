@@ -61,11 +61,16 @@ class DeadlineEpoch {
     return stored == kNoDeadlineInWindow || epoch_ + Duration(stored) > now;
   }
 
-  // kNoDeadlineInWindow when `deadline` is kNever or beyond the window.
+  // kNoDeadlineInWindow when `deadline` is kNever or beyond the window. The common case (a
+  // deadline inside the window) costs one subtraction and one compare: the difference is taken
+  // in unsigned arithmetic, so deadlines at or before the epoch and kNever both land above the
+  // window and go to the rare branch.
   StoredDeadline encode(TimePoint deadline) const noexcept {
-    if (deadline == kNever || deadline - epoch_ > kWindow) return kNoDeadlineInWindow;
-    const auto delta = (deadline - epoch_).count();
-    return delta > 0 ? static_cast<StoredDeadline>(delta) : kExpiredMark;
+    const std::uint64_t delta = static_cast<std::uint64_t>(deadline.time_since_epoch().count()) -
+                                static_cast<std::uint64_t>(epoch_.time_since_epoch().count());
+    if (delta - 1 < static_cast<std::uint64_t>(kWindow.count())) [[likely]]
+      return static_cast<StoredDeadline>(delta);
+    return deadline <= epoch_ ? kExpiredMark : kNoDeadlineInWindow;
   }
 
   // Precondition: stored != kNoDeadlineInWindow.

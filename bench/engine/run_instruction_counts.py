@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Instructions per operation for each engine scenario and peer, counted by callgrind.
+
+Wall time on a shared VM moves by tens of percent between runs; the instructions a scenario
+executes do not (the same binary and inputs give the same count). engine_ops runs each scenario's
+loop in run_ops(), the only function callgrind collects in, so set-up and the clock's ticker
+thread are not counted. Instructions are not time (a cache miss costs no instructions), so this
+table complements `make bench`, it does not replace it.
+
+    python3 bench/engine/run_instruction_counts.py --build-dir build/release
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+PEERS = ["chronocache", "naive", "boost_flat", "absl_flat"]
+SCENARIOS = ["putSingle", "getHit", "GetMiss", "getRandomKeys", "mixedZipf"]
+
+
+def count(binary, peer, scenario, ops):
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--toggle-collect=*run_ops*",
+         "--callgrind-out-file=/dev/null", binary, peer, scenario, str(ops)],
+        capture_output=True, text=True, check=True)
+    match = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+    if not match:
+        sys.exit(f"no instruction count from callgrind for {peer} {scenario}:\n{result.stderr}")
+    return int(match.group(1).replace(",", "")) / ops
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default="build/release")
+    parser.add_argument("--ops", type=int, default=100_000)
+    args = parser.parse_args()
+    binary = os.path.join(args.build_dir, "bench", "engine_ops")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    print(f"# chronocache {commit} instructions per operation (callgrind, {args.ops} ops, "
+          "loop included)\n")
+    print("| scenario | " + " | ".join(PEERS) + " | vs naive | vs fastest flat map |")
+    print("|---|" + "---:|" * (len(PEERS) + 2))
+    for scenario in SCENARIOS:
+        per_op = {peer: count(binary, peer, scenario, args.ops) for peer in PEERS}
+        ours = per_op["chronocache"]
+        flat = min(per_op["boost_flat"], per_op["absl_flat"])
+        cells = " | ".join(f"{per_op[p]:.1f}" for p in PEERS)
+        print(f"| {scenario} | {cells} | {per_op['naive'] / ours:.2f}x | {flat / ours:.2f}x |")
+    print("\nvs = peer instructions / ours (> 1: we execute fewer).")
+
+
+if __name__ == "__main__":
+    main()
