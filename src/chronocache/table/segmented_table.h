@@ -259,23 +259,13 @@ class SegmentedTable {
   // Calls fn(const SlotType&) for every entry; fn must not modify the table.
   template <class Fn>
   void for_each(Fn&& fn) const {
-    for (SegmentType* seg : segments_) {
-      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
-      }
-    }
+    visit_full([&fn](SlotType& slot) { fn(std::as_const(slot)); });
   }
 
   // Calls fn(SlotType&) for every entry so it can rewrite deadlines or metadata (not keys).
   template <class Fn>
   void for_each_mutable(Fn&& fn) {
-    for (SegmentType* seg : segments_) {
-      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
-      }
-    }
+    visit_full(fn);
   }
 
   // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).
@@ -351,17 +341,21 @@ class SegmentedTable {
     cursor_slot_ = 0;
   }
 
-  void destroy_all() noexcept {
+  // Every full slot of every segment, in segment order.
+  template <class Fn>
+  void visit_full(Fn&& fn) const {
     for (SegmentType* seg : segments_) {
-      if constexpr (!std::is_trivially_destructible_v<SlotType>) {
-        for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-          GroupType* group = seg->groups() + g;
-          for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-            std::destroy_at(group->slot(lane));
-        }
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* group = seg->groups() + g;
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
       }
-      release(seg);
     }
+  }
+
+  void destroy_all() noexcept {
+    if constexpr (!std::is_trivially_destructible_v<SlotType>)
+      visit_full([](SlotType& slot) { std::destroy_at(&slot); });
+    for (SegmentType* seg : segments_) release(seg);
     segments_.clear();
     directory_.clear();
   }
