@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/common/sinks.h"
 #include "bench/common/workloads.h"
 #include "bench/engine/peers/all_peers.h"
 #include "bench/engine/peers/cache_peer.h"
@@ -71,23 +72,6 @@ constexpr auto kMaxLargePrefillAge = 30s;
 static_assert((kSmallStreamLength & (kSmallStreamLength - 1)) == 0, "cycled by masking");
 static_assert((kLargeStreamLength & (kLargeStreamLength - 1)) == 0, "cycled by masking");
 static_assert((kZipfStreamLength & (kZipfStreamLength - 1)) == 0, "cycled by masking");
-
-// Returns `value` after hiding it from the optimiser (see the file comment). A register-only
-// barrier: unlike DoNotOptimize it neither spills the key to memory nor clobbers all of memory.
-int opaque(int value) {
-  asm volatile("" : "+r"(value));
-  return value;
-}
-
-// Keeps a get's result alive. DoNotOptimize(optional) would force the optional through memory:
-// GCC builds a std::optional<int> with two narrow stores (value, flag) and then reloads it as one
-// 8-byte word, a failed store-to-load forwarding that costs ~12 cycles per call and would
-// dominate the lookups being compared. value_or keeps it in registers, as a caller's
-// `if (auto v = cache.get(k))` would.
-template <class V>
-void consume(const std::optional<V>& value) {
-  benchmark::DoNotOptimize(value.value_or(V{}));
-}
 
 // Untimed sanity check after a timed loop: a failure turns the result into an error.
 void expect(benchmark::State& state, bool ok, const char* what) {

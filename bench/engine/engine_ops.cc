@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/common/sinks.h"
 #include "bench/common/workloads.h"
 #include "bench/engine/peers/all_peers.h"
 
@@ -27,17 +28,6 @@ constexpr int kHitKey = 42;
 constexpr int kSmallKeySpace = 1'000;
 constexpr std::size_t kStreamLength = std::size_t{1} << 16;  // cycled by masking
 constexpr int kZipfKeySpace = 1'000'000;
-
-template <class V>
-void consume(const std::optional<V>& value) {
-  const V v = value.value_or(V{});
-  asm volatile("" : : "r"(v));
-}
-
-int opaque(int value) {
-  asm volatile("" : "+r"(value));
-  return value;
-}
 
 enum class Scenario { kPutSingle, kGetHit, kGetMiss, kGetRandomKeys, kMixedZipf };
 

@@ -100,8 +100,7 @@ class Cache {
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put(Q&& key, V value, std::chrono::duration<Rep, Period> ttl) {
     const TimePoint now = clock_.now();
-    const std::int64_t ttl_ms = detail::ttl_to_ms(ttl);
-    const TimePoint deadline = ttl_ms <= 0 ? now : detail::deadline_after(now, ttl_ms);
+    const TimePoint deadline = detail::deadline_for_ttl(now, ttl);
     const Hashed h{table_.hash(key)};
     return put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
   }

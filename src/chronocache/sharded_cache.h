@@ -43,8 +43,7 @@ class ShardedCache {
   template <class Q, class Rep, class Period>
   PutOutcome put(Q&& key, V value, std::chrono::duration<Rep, Period> ttl) {
     const TimePoint now = clock_.now();
-    const std::int64_t ttl_ms = detail::ttl_to_ms(ttl);
-    const TimePoint deadline = ttl_ms <= 0 ? now : detail::deadline_after(now, ttl_ms);
+    const TimePoint deadline = detail::deadline_for_ttl(now, ttl);
     return put_until(std::forward<Q>(key), std::move(value), deadline, now);
   }
 

@@ -122,4 +122,12 @@ inline TimePoint deadline_after(TimePoint now, std::int64_t ttl_ms) noexcept {
   return ttl_ms >= headroom ? kNever : now + Duration(ttl_ms);
 }
 
+// The deadline a put with `ttl` at `now` gets: `now` itself for TTL <= 0 (expired on arrival),
+// kNever past the end of time, else now + the TTL rounded up to whole milliseconds.
+template <class Rep, class Period>
+TimePoint deadline_for_ttl(TimePoint now, std::chrono::duration<Rep, Period> ttl) noexcept {
+  const std::int64_t ttl_ms = ttl_to_ms(ttl);
+  return ttl_ms <= 0 ? now : deadline_after(now, ttl_ms);
+}
+
 }  // namespace chronocache::detail
