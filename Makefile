@@ -9,8 +9,15 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 
 # Debian packages the build, tests and benchmarks need.
-DEB_PACKAGES := cmake ninja-build g++ python3 clang-format valgrind \
-                libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev
+DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
+                libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
+                redis-server redis-tools clang-14 libclang-rt-14-dev
+# PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
+PY_PACKAGES := redis==5.0.8 pytest==8.3.3
+VENV := build/venv
+PYTHON := $(VENV)/bin/python
+SERVER_RELEASE := build/release/src/server/chronocached
+SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
 .PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions clean
 
@@ -25,6 +32,10 @@ setup:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@if [ ! -x $(PYTHON) ] || ! $(PYTHON) -c "import redis, pytest" 2>/dev/null; then \
+	  echo "setup: creating $(VENV) with $(PY_PACKAGES)"; \
+	  /usr/bin/python3 -m venv $(VENV) && $(PYTHON) -m pip install -q $(PY_PACKAGES); \
+	fi
 
 build-release: setup
 	cmake --preset release >/dev/null
@@ -34,8 +45,9 @@ build-asan: setup
 	cmake --preset asan-ubsan >/dev/null
 	cmake --build --preset asan-ubsan -j $(JOBS)
 
+# The server in the foreground on 127.0.0.1:6379, in memory. Extra flags: make run ARGS="--port 7000".
 run: build-release
-	./build/release/examples/chronocache_example
+	./$(SERVER_RELEASE) $(ARGS)
 
 format-check: setup
 	tools/format.sh --check
@@ -55,6 +67,8 @@ test: format-check build-asan build-tsan build-release
 	ctest --preset tsan
 	ctest --preset release -j $(JOBS)
 	./build/release/examples/chronocache_example >/dev/null
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN)
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
 
 bench: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release

@@ -131,12 +131,7 @@ class Cache {
   // The live entry's deadline (kNoExpiry if it has none); nullopt if there is no live entry.
   template <class Q>
   std::optional<TimePoint> deadline(const Q& key) const {
-    const TimePoint now = clock_.now();
-    const Ref ref = table_.find(key, table_.hash(key));
-    if (!ref || !live_at(*ref.slot, now)) return std::nullopt;
-    if (ref.slot->deadline != detail::kNoDeadlineInWindow) return epoch_.decode(ref.slot->deadline);
-    const auto far = far_.find(ref.slot->key);
-    return far == far_.end() ? kNoExpiry : far->second;
+    return deadline_prehashed(key, Hashed{table_.hash(key)}, clock_.now());
   }
 
   // Live entries. Const: removes nothing, so it is safe under a shared lock.
@@ -235,6 +230,85 @@ class Cache {
     return ref && live_at(*ref.slot, now);
   }
 
+  template <class Q>
+  std::optional<TimePoint> deadline_prehashed(const Q& key, Hashed h, TimePoint now) const {
+    const Ref ref = table_.find(key, h.value);
+    if (!ref || !live_at(*ref.slot, now)) return std::nullopt;
+    return stored_deadline(*ref.slot);
+  }
+
+  // In-place access: the live entry's value, or nullptr. Counts a hit or a miss, tells the policy
+  // of the access and removes an expired entry it meets, as get does; copies nothing. The pointer
+  // is valid until the next call that is not const. A host may change the value through it (the
+  // server's APPEND and INCR), never the key.
+  template <class Q>
+  V* find_prehashed(const Q& key, Hashed h, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
+      policy_.on_access(ref.slot->meta);
+      ++stats_.hits;
+      return &ref.slot->value;
+    }
+    if (ref) {
+      expired_miss(ref);
+    } else {
+      ++stats_.misses;
+    }
+    return nullptr;
+  }
+
+  // Moves a live entry's deadline (kNoExpiry: never expires); a deadline at or before `now`
+  // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
+  template <class Q>
+  bool set_deadline_prehashed(const Q& key, Hashed h, TimePoint deadline, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (!ref) return false;
+    if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
+      erase_counting_expiry(ref, relative_now);
+      return false;
+    }
+    if (deadline <= now) {
+      erase_entry(ref);
+      return true;
+    }
+    forget_far_deadline(*ref.slot);
+    set_deadline(*ref.slot, deadline);
+    return true;
+  }
+
+  // Calls fn(const K&, const V&, TimePoint deadline) for every live entry; fn must not modify
+  // the cache. O(capacity).
+  template <class Fn>
+  void for_each_live(TimePoint now, Fn&& fn) const {
+    table_.for_each([&](const Slot& slot) {
+      if (live_at(slot, now)) fn(slot.key, slot.value, stored_deadline(slot));
+    });
+  }
+
+  // A stateless, resumable walk (Redis's SCAN): examines about `slots` slots from `cursor` (0
+  // starts), calls fn(const K&, const V&) for each live entry, and returns the next cursor, 0
+  // when the walk is complete. Every entry live for the whole walk is reported at least once,
+  // whatever the cache does between calls; an entry may be reported twice if the table grew.
+  template <class Fn>
+  std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
+    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Slot& slot) {
+      if (live_at(slot, now)) fn(slot.key, slot.value);
+    });
+  }
+
+  // A live entry's key chosen from `random` (a few tries past expired ones), or nullptr.
+  const K* sample_key(std::uint64_t random, TimePoint now) const {
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      const Ref ref = table_.sample(random);
+      if (!ref) return nullptr;
+      if (live_at(*ref.slot, now)) return &ref.slot->key;
+      random = detail::mul_fold(random + 0x9e3779b97f4a7c15ULL, detail::kMix1);
+    }
+    return nullptr;
+  }
+
   std::size_t reclaim_expired_at(std::size_t budget, TimePoint now) {
     const std::uint32_t relative_now = relative_now_rebased(now);
     std::size_t reclaimed = 0;
@@ -297,6 +371,12 @@ class Cache {
       ref.slot->deadline = stored;
       it = far_.erase(it);
     }
+  }
+
+  TimePoint stored_deadline(const Slot& slot) const {
+    if (slot.deadline != detail::kNoDeadlineInWindow) return epoch_.decode(slot.deadline);
+    const auto far = far_.find(slot.key);
+    return far == far_.end() ? kNoExpiry : far->second;
   }
 
   // Exact liveness for const paths, which may not rebase: a far deadline may have passed since the

@@ -64,9 +64,11 @@ inline std::uint64_t hash_integer(std::uint64_t x) noexcept {
 // xorshift), so no input word can erase what came before: two keys of one length that differ in
 // any byte differ in the state, and collide only by the final fold's chance (a wyhash-style
 // multiply of two inputs could be zeroed by a chosen word, giving unlimited collisions).
-inline std::uint64_t hash_bytes(const void* data, std::size_t n) noexcept {
+// A host facing untrusted keys passes a secret `seed` drawn per process: the seed enters the state
+// before the first multiply, so which keys collide depends on it.
+inline std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t seed = 0) noexcept {
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t state = detail::kMix0 ^ (n * detail::kMix3);
+  std::uint64_t state = (detail::kMix0 ^ seed) ^ (n * detail::kMix3);
   std::size_t left = n;
   while (left >= 8) {
     state = (state ^ detail::load_u64(p)) * detail::kMix1;

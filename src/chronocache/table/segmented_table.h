@@ -80,6 +80,7 @@ struct Segment {
   std::uint32_t growth_left;  // empty slots an insert may still claim before the 7/8 limit
   std::uint16_t index;        // position in the table's segment list: SlotId's high half
   std::uint8_t local_depth;   // hash bits shared by every key in this segment
+  std::uint8_t generation;    // bumped (mod 256) whenever entries move: a scan cursor's check
 
   std::uint32_t group_count() const noexcept { return group_mask + 1; }
   std::uint32_t capacity() const noexcept { return group_count() * kGroupWidth; }
@@ -268,6 +269,60 @@ class SegmentedTable {
     visit_full(fn);
   }
 
+  // A stateless cursor walk for hosts (Redis's SCAN): visits up to `budget` slots from `cursor`
+  // (0 starts), calls fn(const SlotType&) on each full one, and returns the cursor to continue
+  // from, 0 once the walk is complete. Every entry present for a whole walk is visited at least
+  // once however the table grows in between: the walk goes through hash-prefix ranges in order,
+  // and growth only refines ranges; a segment whose entries moved since the cursor was issued
+  // (its generation differs) is walked again from its start, so entries may repeat, never hide.
+  //   cursor bits: 0..15 slot in segment, 16..23 segment generation, 24..43 hash prefix
+  // (Generations wrap at 256: a segment rebuilt exactly 256 times between two calls is missed.)
+  template <class Fn>
+  std::uint64_t scan(std::uint64_t cursor, std::size_t budget, Fn&& fn) const {
+    constexpr std::uint64_t kPrefixEnd = std::uint64_t{1} << kMaxDepth;
+    std::uint64_t prefix = (cursor >> 24) & (kPrefixEnd - 1);
+    std::uint32_t slot = static_cast<std::uint32_t>(cursor & 0xFFFF);
+    auto generation = static_cast<std::uint8_t>(cursor >> 16);
+    std::size_t examined = 0;
+    for (;;) {
+      const SegmentType* seg = directory_[prefix >> (kMaxDepth - depth_)].segment;
+      if (seg->generation != generation) slot = 0;
+      while (slot < seg->capacity() && examined < budget) {
+        GroupType* group = const_cast<SegmentType*>(seg)->groups() + slot / kGroupWidth;
+        if (is_full(group->ctrl[slot % kGroupWidth]))
+          fn(std::as_const(*group->slot(slot % kGroupWidth)));
+        ++slot;
+        ++examined;
+      }
+      if (slot < seg->capacity())
+        return (prefix << 24) | (std::uint64_t{seg->generation} << 16) | slot;
+      const std::uint64_t range = std::uint64_t{1} << (kMaxDepth - seg->local_depth);
+      prefix = (prefix & ~(range - 1)) + range;
+      if (prefix >= kPrefixEnd) return 0;
+      slot = 0;
+      if (examined >= budget) return prefix << 24;
+      generation = directory_[prefix >> (kMaxDepth - depth_)].segment->generation;
+    }
+  }
+
+  // Some full slot, chosen from `random` (uniform over segments, then the first full slot from a
+  // random position): for RANDOMKEY and sampling. Empty Ref when the table is empty.
+  Ref sample(std::uint64_t random) const noexcept {
+    if (size_ == 0) return Ref{};
+    for (std::size_t n = 0; n < segments_.size(); ++n) {
+      SegmentType* seg = segments_[(random + n) % segments_.size()];
+      if (seg->size == 0) continue;
+      const std::uint32_t start = static_cast<std::uint32_t>(random >> 32) % seg->capacity();
+      for (std::uint32_t i = 0; i < seg->capacity(); ++i) {
+        const std::uint32_t index = (start + i) % seg->capacity();
+        GroupType* group = seg->groups() + index / kGroupWidth;
+        if (is_full(group->ctrl[index % kGroupWidth]))
+          return Ref{group->slot(index % kGroupWidth), seg, index};
+      }
+    }
+    return Ref{};
+  }
+
   // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).
   template <class OnMove>
   void reserve(std::size_t entries, OnMove&& on_move) {
@@ -314,12 +369,13 @@ class SegmentedTable {
     return index << directory_shift_;
   }
 
-  SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth) {
+  SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth,
+                        std::uint8_t generation = 0) {
     const std::size_t bytes = SegmentType::bytes_for(groups);
     void* memory = ::operator new (bytes, std::align_val_t{64});
     auto* seg =
         ::new (memory) SegmentType{groups - 1, 0, SegmentType::max_growth(groups * kGroupWidth),
-                                   static_cast<std::uint16_t>(index), local_depth};
+                                   static_cast<std::uint16_t>(index), local_depth, generation};
     for (std::uint32_t g = 0; g < groups; ++g)
       std::memset(seg->groups()[g].ctrl, static_cast<unsigned char>(kEmpty), kGroupWidth);
     segment_bytes_ += bytes;
@@ -428,6 +484,10 @@ class SegmentedTable {
                 DirectoryEntry{seg, seg->group_mask});
   }
 
+  static std::uint8_t next_generation(const SegmentType* seg) noexcept {
+    return static_cast<std::uint8_t>(seg->generation + 1);
+  }
+
   void segment_rebuilt(std::size_t index) noexcept {
     if (cursor_segment_ == index) cursor_slot_ = 0;  // its entries moved: rescan it
   }
@@ -436,7 +496,7 @@ class SegmentedTable {
   void rebuild(SegmentType* seg, std::uint64_t h, std::uint32_t groups, OnMove& on_move) {
     const auto [first, count] = directory_range(h, seg->local_depth);
     const std::size_t index = seg->index;
-    SegmentType* fresh = allocate(groups, index, seg->local_depth);
+    SegmentType* fresh = allocate(groups, index, seg->local_depth, next_generation(seg));
     move_all(
         seg, [fresh](std::uint64_t) { return fresh; }, on_move);
     segments_[index] = fresh;
@@ -459,8 +519,9 @@ class SegmentedTable {
     const std::uint64_t split_bit = std::uint64_t{1} << (63 - seg->local_depth);
     const std::size_t index = seg->index;
     segments_.reserve(segments_.size() + 1);  // no allocation may fail after entries moved
-    SegmentType* low = allocate(seg->group_count(), index, child_depth);
-    SegmentType* high = allocate(seg->group_count(), segments_.size(), child_depth);
+    SegmentType* low = allocate(seg->group_count(), index, child_depth, next_generation(seg));
+    SegmentType* high =
+        allocate(seg->group_count(), segments_.size(), child_depth, next_generation(seg));
     move_all(
         seg, [=](std::uint64_t key_hash) { return (key_hash & split_bit) != 0 ? high : low; },
         on_move);

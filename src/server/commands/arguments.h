@@ -1,0 +1,24 @@
+// Argument parsing shared by every command family, with Redis's exact acceptance rules (a value
+// Redis refuses, we refuse; a value Redis takes, we take).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace chronocached {
+
+// ASCII case-insensitive comparison, for option names ("EX", "ex").
+bool iequals(std::string_view a, std::string_view b);
+
+// Redis's string2ll: an optional '-', decimal digits, no '+', no spaces, no leading zeros
+// (except "0" itself), within int64.
+std::optional<std::int64_t> parse_int64(std::string_view text);
+
+// Redis's string2ld / strtold rules for INCRBYFLOAT: no spaces, not NaN, finite.
+std::optional<long double> parse_long_double(std::string_view text);
+
+// A double as Redis's getDoubleFromObject reads it (strtod, whole string, no spaces, not NaN).
+std::optional<double> parse_double(std::string_view text);
+
+}  // namespace chronocached

@@ -1,0 +1,75 @@
+// What every command handler sees: its arguments, a reply writer, the client and the server.
+//
+// A command is data (CommandSpec: name, arity, flags, key positions, handler) in one table per
+// family (strings.cc, keyspace.cc, ...). Dispatch (command_table.cc) checks arity, auth and
+// transaction state once for every command; handlers only parse their own options, call the
+// engine through Db, and write the reply.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "chronocache/clock/clock.h"
+#include "server/resp/reply_writer.h"
+#include "server/server_state.h"
+
+namespace chronocached {
+
+enum CommandFlag : std::uint32_t {
+  kWrite = 1u << 0,     // may change the keyspace
+  kReadOnly = 1u << 1,  // reads the keyspace
+  kDenyOom = 1u << 2,   // may grow memory: refused under maxmemory noeviction when full
+  kAdmin = 1u << 3,
+  kNoAuth = 1u << 4,     // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kNoMulti = 1u << 5,    // runs at once inside MULTI instead of being queued
+  kFast = 1u << 6,
+  kLoading = 1u << 7,
+  kStale = 1u << 8,
+  kPubSub = 1u << 9,
+  kNoScript = 1u << 10,
+  kAllowBusy = 1u << 11,
+  kMayReplicate = 1u << 12,
+  kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
+};
+
+struct CommandContext {
+  std::span<const std::string_view> args;  // args[0] is the command name as sent
+  resp::ReplyWriter& reply;
+  ClientState& client;
+  ServerState& server;
+  chronocache::TimePoint now;  // the engine clock, read once per batch
+  std::int64_t unix_ms;        // wall clock at the same moment
+
+  Db& db() { return server.keyspace.db(client.db); }
+  std::size_t argc() const { return args.size(); }
+};
+
+using CommandHandler = void (*)(CommandContext&);
+
+struct CommandSpec {
+  std::string_view name;  // lower case, as COMMAND reports it
+  int arity;              // Redis's convention: N exact, -N at least N (name included)
+  std::uint32_t flags;
+  CommandHandler handler;
+  int first_key = 0;  // key positions, as COMMAND INFO reports them
+  int last_key = 0;
+  int key_step = 0;
+  std::string_view group = "generic";  // COMMAND DOCS group
+  std::string_view summary = "";
+  std::string_view since = "1.0.0";
+  std::string_view complexity = "";
+  std::string_view acl = "";                      // space-separated categories, without '@'
+  std::span<const CommandSpec> subcommands = {};  // CONFIG GET, CLIENT LIST, ...
+  std::string_view arguments = "";  // COMMAND DOCS arguments, one token per word (see docs)
+};
+
+// Every family's table; command_table.cc joins them.
+std::span<const CommandSpec> string_commands();
+std::span<const CommandSpec> keyspace_commands();
+std::span<const CommandSpec> ttl_commands();
+std::span<const CommandSpec> admin_commands();
+std::span<const CommandSpec> connection_commands();
+std::span<const CommandSpec> transaction_commands();
+
+}  // namespace chronocached

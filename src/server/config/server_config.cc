@@ -1,0 +1,346 @@
+#include "server/config/server_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace chronocached {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::optional<long long> parse_integer(std::string_view text) {
+  long long value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+template <auto Member, long long Min, long long Max>
+ConfigParam integer_param(std::string_view name, bool runtime) {
+  return ConfigParam{
+      name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
+      [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
+        const auto n = parse_integer(v);
+        if (!n) return std::string("argument couldn't be parsed into an integer");
+        if (*n < Min || *n > Max)
+          return "argument must be between " + std::to_string(Min) + " and " + std::to_string(Max) +
+                 " inclusive";
+        c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*n);
+        return std::nullopt;
+      },
+      runtime};
+}
+
+template <auto Member>
+ConfigParam memory_param(std::string_view name, bool runtime) {
+  return ConfigParam{name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
+                     [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
+                       const auto n = parse_memory(v);
+                       if (!n) return std::string("argument must be a memory value");
+                       c.*Member = *n;
+                       return std::nullopt;
+                     },
+                     runtime};
+}
+
+template <auto Member>
+ConfigParam string_param(std::string_view name, bool runtime) {
+  return ConfigParam{name, [](const ServerConfig& c) { return std::string(c.*Member); },
+                     [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
+                       c.*Member = std::string(v);
+                       return std::nullopt;
+                     },
+                     runtime};
+}
+
+template <auto Member>
+ConfigParam bool_param(std::string_view name, bool runtime) {
+  return ConfigParam{name,
+                     [](const ServerConfig& c) { return std::string(c.*Member ? "yes" : "no"); },
+                     [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
+                       if (iequals(v, "yes")) {
+                         c.*Member = true;
+                       } else if (iequals(v, "no")) {
+                         c.*Member = false;
+                       } else {
+                         return std::string("argument must be 'yes' or 'no'");
+                       }
+                       return std::nullopt;
+                     },
+                     runtime};
+}
+
+std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
+  for (std::string_view level : {"debug", "verbose", "notice", "warning", "nothing"}) {
+    if (iequals(v, level)) {
+      c.loglevel = std::string(level);
+      return std::nullopt;
+    }
+  }
+  return std::string("argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+}
+
+std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_view v) {
+  // Only noeviction until eviction lands (issue 4): refusing the others is honest.
+  if (iequals(v, "noeviction")) {
+    c.maxmemory_policy = "noeviction";
+    return std::nullopt;
+  }
+  return std::string("argument(s) must be one of the following: noeviction");
+}
+
+std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
+  if (iequals(v, "no")) {
+    c.appendonly = "no";
+    return std::nullopt;
+  }
+  return std::string("argument must be 'no' (chronocached has no append-only file)");
+}
+
+const std::vector<ConfigParam>& params() {
+  static const std::vector<ConfigParam> table = {
+      integer_param<&ServerConfig::port, 0, 65535>("port", false),
+      string_param<&ServerConfig::bind>("bind", false),
+      bool_param<&ServerConfig::protected_mode>("protected-mode", true),
+      string_param<&ServerConfig::requirepass>("requirepass", true),
+      integer_param<&ServerConfig::maxclients, 1, 1000000>("maxclients", true),
+      integer_param<&ServerConfig::timeout, 0, 2147483647>("timeout", true),
+      integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
+      memory_param<&ServerConfig::proto_max_bulk_len>("proto-max-bulk-len", true),
+      memory_param<&ServerConfig::client_query_buffer_limit>("client-query-buffer-limit", true),
+      memory_param<&ServerConfig::client_output_buffer_limit>("client-output-buffer-limit", true),
+      integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
+      integer_param<&ServerConfig::hz, 1, 500>("hz", true),
+      memory_param<&ServerConfig::maxmemory>("maxmemory", true),
+      ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
+                  set_maxmemory_policy, true},
+      ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel,
+                  true},
+      string_param<&ServerConfig::logfile>("logfile", false),
+      string_param<&ServerConfig::dir>("dir", true),
+      string_param<&ServerConfig::dbfilename>("dbfilename", true),
+      string_param<&ServerConfig::save>("save", true),
+      ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; },
+                  set_appendonly, true},
+      bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
+  };
+  return table;
+}
+
+}  // namespace
+
+const char* const kUsage =
+    "Usage: chronocached [/path/to/chronocached.conf] [options]\n"
+    "       chronocached --config FILE [options]\n"
+    "       chronocached -v or --version\n"
+    "       chronocached -h or --help\n"
+    "\n"
+    "Options are config-file directives with two leading dashes, for example:\n"
+    "       chronocached --port 7777\n"
+    "       chronocached --bind 127.0.0.1 --requirepass secret --maxclients 100\n"
+    "\n"
+    "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
+    "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
+    "          tcp-backlog hz maxmemory maxmemory-policy loglevel logfile dir dbfilename\n"
+    "          save appendonly enable-debug-command\n";
+
+std::span<const ConfigParam> config_params() { return params(); }
+
+const ConfigParam* find_config_param(std::string_view name) {
+  for (const ConfigParam& p : params())
+    if (iequals(p.name, name)) return &p;
+  return nullptr;
+}
+
+std::optional<long long> parse_memory(std::string_view text) {
+  std::size_t digits = 0;
+  if (!text.empty() && text[0] == '-') digits = 1;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  const auto number = parse_integer(text.substr(0, digits));
+  if (!number) return std::nullopt;
+  const std::string_view unit = text.substr(digits);
+  long long multiplier = 1;
+  if (unit.empty() || iequals(unit, "b")) {
+    multiplier = 1;
+  } else if (iequals(unit, "k")) {
+    multiplier = 1000;
+  } else if (iequals(unit, "kb")) {
+    multiplier = 1024;
+  } else if (iequals(unit, "m")) {
+    multiplier = 1000 * 1000;
+  } else if (iequals(unit, "mb")) {
+    multiplier = 1024 * 1024;
+  } else if (iequals(unit, "g")) {
+    multiplier = 1000LL * 1000 * 1000;
+  } else if (iequals(unit, "gb")) {
+    multiplier = 1024LL * 1024 * 1024;
+  } else {
+    return std::nullopt;
+  }
+  if (*number < 0) return std::nullopt;
+  return *number * multiplier;
+}
+
+std::optional<std::vector<std::string>> split_config_line(std::string_view line) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (true) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= line.size()) return words;
+    std::string word;
+    char quote = 0;
+    while (i < line.size()) {
+      const char c = line[i];
+      if (quote != 0) {
+        if (c == '\\' && i + 1 < line.size()) {
+          word.push_back(line[i + 1]);
+          i += 2;
+          continue;
+        }
+        if (c == quote) {
+          quote = 0;
+          ++i;
+          continue;
+        }
+        word.push_back(c);
+        ++i;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+        ++i;
+      } else if (std::isspace(static_cast<unsigned char>(c))) {
+        break;
+      } else {
+        word.push_back(c);
+        ++i;
+      }
+    }
+    if (quote != 0) return std::nullopt;
+    words.push_back(std::move(word));
+  }
+}
+
+namespace {
+
+// Applies one directive; returns an error message for the user, empty on success.
+std::string apply_directive(ServerConfig& config, const std::vector<std::string>& words) {
+  const ConfigParam* param = find_config_param(words[0]);
+  if (param == nullptr) return "Bad directive or wrong number of arguments";
+  std::string value;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (i > 1) value += ' ';
+    value += words[i];
+  }
+  // `client-output-buffer-limit normal <hard> <soft> <seconds>` as in redis.conf: the normal
+  // class's hard limit is ours; other classes (replica, pubsub) have no meaning here.
+  if (param->name == "client-output-buffer-limit" && words.size() == 5) {
+    if (words[1] != "normal") return "";
+    value = words[2];
+  }
+  if (auto error = param->set(config, value)) return *error;
+  return "";
+}
+
+}  // namespace
+
+ConfigLoad load_config(const std::vector<std::string>& args) {
+  ConfigLoad load;
+  std::size_t i = 0;
+  std::vector<std::vector<std::string>> flags;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      load.show_help = true;
+      return load;
+    }
+    if (a == "-v" || a == "--version") {
+      load.show_version = true;
+      return load;
+    }
+    if (a == "--config") {
+      if (i + 1 >= args.size()) {
+        load.error = "--config needs a file name";
+        return load;
+      }
+      load.config.config_file = args[++i];
+      continue;
+    }
+    if (a.rfind("--", 0) == 0) {
+      std::vector<std::string> words{a.substr(2)};
+      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) words.push_back(args[++i]);
+      flags.push_back(std::move(words));
+      continue;
+    }
+    if (i == 0) {
+      load.config.config_file = a;
+      continue;
+    }
+    load.error = "unexpected argument '" + a + "' (try --help)";
+    return load;
+  }
+  if (!load.config.config_file.empty()) {
+    std::ifstream in(load.config.config_file);
+    if (!in) {
+      load.error = "Fatal error, can't open config file '" + load.config.config_file + "'";
+      return load;
+    }
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const auto words = split_config_line(line);
+      std::string problem;
+      if (!words) {
+        problem = "Unbalanced quotes in configuration line";
+      } else if (words->empty() || (*words)[0][0] == '#') {
+        continue;
+      } else {
+        problem = apply_directive(load.config, *words);
+      }
+      if (!problem.empty()) {
+        load.error = "\n*** FATAL CONFIG FILE ERROR (chronocached) ***\nReading the configuration file '" +
+                     load.config.config_file + "', at line " + std::to_string(number) + "\n>>> '" +
+                     line + "'\n" + problem;
+        return load;
+      }
+    }
+  }
+  for (const auto& words : flags) {
+    if (words.size() < 2 && words[0] != "save") {
+      load.error = "option --" + words[0] + " needs a value";
+      return load;
+    }
+    const std::string problem = apply_directive(load.config, words);
+    if (!problem.empty()) {
+      load.error = "option --" + words[0] + ": " + problem;
+      return load;
+    }
+  }
+  return load;
+}
+
+std::string render_config(const ServerConfig& config) {
+  const ServerConfig defaults;
+  std::ostringstream out;
+  out << "# Written by chronocached (CONFIG REWRITE): settings that differ from the defaults.\n";
+  for (const ConfigParam& p : params()) {
+    const std::string value = p.get(config);
+    if (value == p.get(defaults)) continue;
+    out << p.name << " \"";
+    for (char c : value) {
+      if (c == '"' || c == '\\') out << '\\';
+      out << c;
+    }
+    out << "\"\n";
+  }
+  return out.str();
+}
+
+}  // namespace chronocached

@@ -1,0 +1,78 @@
+// ServerConfig: every setting of chronocached, and the only code that parses settings.
+//
+// Settings come, in order, from defaults, a redis.conf-style file (`--config FILE`, or a first
+// argument that is not a flag, as redis-server takes it), and `--name value` flags; CONFIG SET
+// changes the runtime ones later. Names, value syntax (memory units like 512mb, yes/no) and
+// error texts follow Redis so that existing config files and tools work.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chronocached {
+
+struct ServerConfig {
+  int port = 6379;
+  std::string bind = "127.0.0.1";  // space-separated addresses
+  bool protected_mode = true;
+  std::string requirepass;
+  long long maxclients = 10000;
+  long long timeout = 0;  // seconds idle before a client is closed; 0: never
+  long long databases = 16;
+  long long proto_max_bulk_len = 512LL << 20;
+  long long client_query_buffer_limit = 1LL << 30;
+  // Pending reply bytes after which a client is disconnected (Redis: client-output-buffer-limit
+  // normal's hard limit, which Redis leaves unlimited; unbounded memory is not an option here).
+  long long client_output_buffer_limit = 256LL << 20;
+  long long tcp_backlog = 511;
+  long long hz = 10;
+  long long maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  std::string loglevel = "notice";
+  std::string logfile;  // empty: standard output
+  std::string dir = ".";
+  std::string dbfilename = "dump.rdb";
+  std::string save;  // accepted for compatibility; snapshots are a later feature
+  std::string appendonly = "no";
+  bool enable_debug_command = false;
+  std::string config_file;  // the file read at start, for CONFIG REWRITE
+};
+
+// One named setting: how to read it and how to change it.
+struct ConfigParam {
+  std::string_view name;
+  std::string (*get)(const ServerConfig&);
+  // Applies `value`; returns an error text (without "ERR ") when it is invalid.
+  std::optional<std::string> (*set)(ServerConfig&, std::string_view value);
+  bool runtime;  // CONFIG SET may change it while running
+};
+
+std::span<const ConfigParam> config_params();
+const ConfigParam* find_config_param(std::string_view name);  // case-insensitive
+
+// "1gb" -> 1073741824, as Redis's memtoull (b, k, kb, m, mb, g, gb; case-insensitive).
+std::optional<long long> parse_memory(std::string_view text);
+
+struct ConfigLoad {
+  ServerConfig config;
+  std::string error;  // non-empty: refuse to start with this message
+  bool show_help = false;
+  bool show_version = false;
+};
+
+// argv as main receives it (without argv[0]).
+ConfigLoad load_config(const std::vector<std::string>& args);
+// Redis's sdssplitargs on one line of a config file; nullopt on unbalanced quotes.
+std::optional<std::vector<std::string>> split_config_line(std::string_view line);
+// The file's text for CONFIG REWRITE: current values of every setting that differs from the
+// default, one per line.
+std::string render_config(const ServerConfig& config);
+
+extern const char* const kUsage;
+
+}  // namespace chronocached

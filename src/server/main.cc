@@ -1,0 +1,41 @@
+// chronocached: wiring only. Settings -> server -> serve until a signal or SHUTDOWN.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "server/config/server_config.h"
+#include "server/server.h"
+#include "server/version.h"
+
+int main(int argc, char** argv) {
+  using namespace chronocached;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  ConfigLoad load = load_config(args);
+  if (load.show_help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (load.show_version) {
+    std::printf("chronocached v=%s (Redis protocol %s compatible)\n", kVersion, kRedisVersion);
+    return 0;
+  }
+  if (!load.error.empty()) {
+    std::fprintf(stderr, "%s\n", load.error.c_str());
+    return 1;
+  }
+  Server server(std::move(load.config));
+  server.state().executable = argv[0];
+  std::string error;
+  if (!server.listen(error)) {
+    server.log("warning", error);
+    return 1;
+  }
+  server.log("notice", std::string("chronocached ") + kVersion + " started, pid " +
+                           std::to_string(::getpid()) + ", port " +
+                           std::to_string(server.state().tcp_port));
+  server.log("notice", "Ready to accept connections tcp");
+  server.run();
+  return 0;
+}

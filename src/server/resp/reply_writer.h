@@ -1,0 +1,64 @@
+// resp::ReplyWriter: appends RESP2 or RESP3 replies to a connection's output buffer.
+//
+// Handlers say what they mean (a map, a null, a double) and the writer picks the encoding of
+// the protocol the client negotiated with HELLO, as Redis does:
+//
+//   what          RESP2                  RESP3
+//   null          $-1                    _
+//   null array    *-1                    _
+//   map of n      *2n (flat pairs)       %n
+//   set of n      *n                     ~n
+//   double        $<len> bulk string     ,<d>
+//   boolean       :1 / :0                #t / #f
+//   verbatim      $<len> bulk string     =<len> txt:...
+//
+// Appending never fails and never flushes: the connection writes the whole batch at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace chronocached::resp {
+
+class ReplyWriter {
+ public:
+  explicit ReplyWriter(std::string& out) : out_(&out) {}
+
+  void set_protocol(int version) { resp3_ = version == 3; }
+  bool resp3() const { return resp3_; }
+  std::string& buffer() { return *out_; }
+
+  void simple(std::string_view text);    // +text
+  void ok() { out_->append("+OK\r\n"); }
+  // -text; `text` starts with the error code ("ERR ...", "WRONGTYPE ...").
+  void error(std::string_view text);
+  void integer(long long value);
+  void bulk(std::string_view bytes);
+  void null();
+  void null_array();
+  void array(std::size_t count);
+  void map(std::size_t pairs);
+  void set(std::size_t count);
+  void push(std::size_t count);  // RESP3 out-of-band; RESP2: an array
+  void double_value(double value);
+  void boolean(bool value);
+  void verbatim(std::string_view text);  // RESP3 "txt" verbatim string; RESP2 bulk
+
+  // Bytes written so far; with truncate_to, lets MULTI/EXEC and CLIENT REPLY undo a reply.
+  std::size_t mark() const { return out_->size(); }
+  void truncate_to(std::size_t mark) { out_->resize(mark); }
+
+ private:
+  void header(char type, long long n);
+  std::string* out_;
+  bool resp3_ = false;
+};
+
+// Redis 7.0's formatting of a double: %.17g, "inf", "-inf", "nan".
+std::string format_double(double value);
+// INCRBYFLOAT's form: %.17Lf with trailing zeros (and a trailing dot) removed.
+std::string format_long_double(long double value);
+
+}  // namespace chronocached::resp

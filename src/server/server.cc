@@ -1,0 +1,210 @@
+#include "server/server.h"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "server/commands/errors.h"
+#include "server/net/socket.h"
+#include "server/session.h"
+
+namespace chronocached {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
+
+// Redis's protected-mode refusal (without the Redis-only remedies it lists).
+constexpr std::string_view kProtectedMode =
+    "DENIED chronocached is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers, either set a password "
+    "with requirepass, or disable protected mode with --protected-mode no.";
+
+int level_rank(std::string_view level) {
+  if (level == "debug") return 0;
+  if (level == "verbose") return 1;
+  if (level == "notice") return 2;
+  if (level == "warning") return 3;
+  return 4;
+}
+
+}  // namespace
+
+std::int64_t unix_time_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class Server::Listener final : public net::EventLoop::Handler {
+ public:
+  Listener(Server& server, int fd) : server_(server), fd_(fd) {}
+  ~Listener() { close(fd_); }
+  void on_ready(std::uint32_t) override { server_.accept_from(fd_); }
+  int fd() const { return fd_; }
+
+ private:
+  Server& server_;
+  int fd_;
+};
+
+Server::Server(ServerConfig config)
+    : state_(std::move(config), [] {
+        std::random_device rd;
+        return (std::uint64_t{rd()} << 32) ^ rd();
+      }()) {
+  refresh_clock();
+  state_.start_ms = unix_ms_;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 40; ++i) state_.run_id.push_back(kHex[state_.random() % 16]);
+}
+
+Server::~Server() {
+  sessions_.clear();
+  listeners_.clear();
+}
+
+void Server::refresh_clock() {
+  clock_.refresh();
+  now_ = clock_.now() + std::chrono::milliseconds(state_.clock_offset_ms);
+  unix_ms_ = unix_time_ms() + state_.clock_offset_ms;
+}
+
+void Server::log(const char* level, const std::string& message) {
+  if (level_rank(level) < level_rank(state_.config.loglevel)) return;
+  char stamp[64];
+  const std::time_t seconds = static_cast<std::time_t>(unix_ms_ / 1000);
+  std::tm tm{};
+  localtime_r(&seconds, &tm);
+  const std::size_t n = std::strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &tm);
+  std::snprintf(stamp + n, sizeof(stamp) - n, ".%03d", static_cast<int>(unix_ms_ % 1000));
+  const char mark = level_rank(level) == 0 ? '.' : level_rank(level) == 1 ? '-'
+                    : level_rank(level) == 2 ? '*' : '#';
+  std::ostringstream line;
+  line << getpid() << ":M " << stamp << ' ' << mark << ' ' << message << '\n';
+  if (state_.config.logfile.empty()) {
+    std::fputs(line.str().c_str(), stdout);
+    std::fflush(stdout);
+  } else {
+    std::ofstream(state_.config.logfile, std::ios::app) << line.str();
+  }
+}
+
+bool Server::listen(std::string& error) {
+  std::istringstream addresses(state_.config.bind);
+  std::string host;
+  while (addresses >> host) {
+    if (host[0] == '-') host.erase(0, 1);  // redis.conf's "-::1": optional address
+    const int fd = net::listen_tcp(host, state_.config.port, static_cast<int>(state_.config.tcp_backlog), error);
+    if (fd < 0) return false;
+    state_.tcp_port = net::local_port(fd);
+    listeners_.push_back(std::make_unique<Listener>(*this, fd));
+    loop_.add(fd, true, false, listeners_.back().get());
+  }
+  if (listeners_.empty()) {
+    error = "no bind address configured";
+    return false;
+  }
+  return true;
+}
+
+void Server::accept_from(int listen_fd) {
+  // A few per wakeup: a connection storm must not starve the clients already served.
+  for (int i = 0; i < 64; ++i) {
+    const int fd = net::accept_client(listen_fd);
+    if (fd < 0) return;
+    ++state_.stats.connections_received;
+    const auto refuse = [&](std::string_view text) {
+      std::string reply = "-" + std::string(text) + "\r\n";
+      [[maybe_unused]] const ssize_t ignored = write(fd, reply.data(), reply.size());
+      close(fd);
+      ++state_.stats.rejected_connections;
+    };
+    if (sessions_.size() >= static_cast<std::size_t>(state_.config.maxclients)) {
+      refuse(errors::kMaxClients);
+      continue;
+    }
+    if (state_.config.protected_mode && state_.config.requirepass.empty() &&
+        !net::is_loopback_peer(fd)) {
+      refuse(kProtectedMode);
+      continue;
+    }
+    const std::uint64_t id = state_.next_client_id++;
+    sessions_.emplace(id, std::make_unique<Session>(*this, fd, id));
+  }
+}
+
+void Server::close_session(std::uint64_t id) { sessions_.erase(id); }
+
+void Server::after_batch() {
+  for (ClientState* monitor : state_.monitors) {
+    const auto it = sessions_.find(monitor->id);
+    if (it != sessions_.end() && it->second->has_output()) {
+      it->second->on_ready(0);  // flushes, and schedules the close of a monitor that went away
+    }
+  }
+  for (std::uint64_t id : state_.kill_list) {
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end()) continue;
+    it->second->close_soon();
+    it->second->flush();
+    if (it->second->closing()) finished_.push_back(id);
+  }
+  state_.kill_list.clear();
+  // Sessions report their end (schedule_close); they are destroyed here, never from inside their
+  // own handler. An id may be listed twice: erase is idempotent.
+  for (std::uint64_t id : finished_) close_session(id);
+  finished_.clear();
+  if (state_.shutdown_requested) loop_.stop();
+}
+
+void Server::on_tick() {
+  const std::int64_t timeout_ms = state_.config.timeout * 1000;
+  std::vector<std::uint64_t> idle;
+  for (auto& [id, session] : sessions_) {
+    ClientState& c = session->client();
+    if (timeout_ms > 0 && !c.monitor && unix_ms_ - c.last_active_ms > timeout_ms) idle.push_back(id);
+    session->shrink_buffers();
+  }
+  for (std::uint64_t id : idle) {
+    log("verbose", "Closing idle client id=" + std::to_string(id));
+    close_session(id);
+  }
+  // Active expiry: a bounded slice per database per tick (issue 4 replaces this with the
+  // engine's timing structure; the budget keeps a tick under a millisecond).
+  constexpr std::size_t kSlotsPerTick = 16 * 1024;
+  for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
+    state_.keyspace.db(i).reclaim_expired(kSlotsPerTick, now_);
+  }
+}
+
+void Server::run() {
+  std::signal(SIGPIPE, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  const int tick_ms = static_cast<int>(1000 / std::max<long long>(1, state_.config.hz));
+  loop_.run(
+      tick_ms,
+      [this] {
+        refresh_clock();
+        if (g_stop_signal != 0) {
+          log("warning", std::string("Received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                             " scheduling shutdown...");
+          state_.shutdown_requested = true;
+        }
+      },
+      [this] { after_batch(); }, [this] { on_tick(); });
+  log("warning", "chronocached is now ready to exit, bye bye...");
+}
+
+}  // namespace chronocached

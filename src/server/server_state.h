@@ -1,0 +1,108 @@
+// ServerState and ClientState: what command handlers may read and change.
+//
+// ServerState is one event loop's world: its config, keyspace, counters and clients. It is
+// passed to handlers, never global, so a second loop (one per core, later) is a second object.
+// ClientState is one connection's protocol-level state (database, auth, transaction, names);
+// the bytes and the socket belong to the session and the net layer, which handlers never see.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/config/server_config.h"
+#include "server/store/keyspace.h"
+
+namespace chronocached {
+
+struct CommandSpec;
+
+enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };
+
+struct ClientState {
+  std::uint64_t id = 0;
+  std::string name;
+  std::string lib_name;
+  std::string lib_version;
+  std::string address;        // "ip:port" of the peer
+  std::string local_address;  // "ip:port" of our end
+  int fd = -1;
+  std::size_t db = 0;
+  int protocol = 2;
+  bool authenticated = false;
+  bool close_after_reply = false;  // QUIT, a protocol error, CLIENT KILL
+  bool monitor = false;
+  bool no_evict = false;
+  ReplyMode reply_mode = ReplyMode::kOn;
+  bool skip_next_reply = false;
+  std::int64_t created_ms = 0;       // wall clock, for CLIENT LIST age
+  std::int64_t last_active_ms = 0;   // wall clock, for idle and timeout
+  const CommandSpec* last_command = nullptr;
+  std::size_t query_buffer_bytes = 0;   // for CLIENT LIST qbuf
+  std::size_t output_buffer_bytes = 0;  // for CLIENT LIST omem
+  std::string* monitor_out = nullptr;   // the session's output buffer, for MONITOR lines
+
+  // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
+  bool in_multi = false;
+  bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;
+  bool watching = false;
+};
+
+struct CommandStats {
+  std::uint64_t calls = 0;
+  std::uint64_t usec = 0;
+  std::uint64_t rejected_calls = 0;
+  std::uint64_t failed_calls = 0;
+};
+
+struct ServerStats {
+  std::uint64_t connections_received = 0;
+  std::uint64_t rejected_connections = 0;
+  std::uint64_t commands_processed = 0;
+  std::uint64_t net_input_bytes = 0;
+  std::uint64_t net_output_bytes = 0;
+  std::uint64_t keyspace_hits_reset = 0;  // hits/misses at the last CONFIG RESETSTAT
+  std::uint64_t keyspace_misses_reset = 0;
+  std::uint64_t expired_keys_reset = 0;
+  std::uint64_t total_error_replies = 0;
+  std::map<std::string, CommandStats, std::less<>> commands;  // by lower-case name
+  std::map<std::string, std::uint64_t, std::less<>> errors;   // by error code ("ERR", ...)
+};
+
+struct ServerState {
+  explicit ServerState(ServerConfig cfg, std::uint64_t hash_seed)
+      : config(std::move(cfg)),
+        keyspace(static_cast<std::size_t>(config.databases), hash_seed),
+        random(hash_seed ^ 0x5bd1e995) {}
+
+  ServerConfig config;
+  Keyspace keyspace;
+  ServerStats stats;
+  std::mt19937_64 random;
+  std::string run_id;        // 40 hex characters, new per process
+  std::int64_t start_ms = 0;  // wall clock at start
+  std::int64_t last_save_ms = 0;
+  int tcp_port = 0;           // the port actually bound
+  std::string executable;
+  std::unordered_map<std::uint64_t, ClientState*> clients;  // by id; owned by the sessions
+  std::vector<ClientState*> monitors;
+  std::vector<std::uint64_t> kill_list;  // CLIENT KILL: closed by the server after the batch
+  bool shutdown_requested = false;
+  std::uint64_t next_client_id = 1;
+  std::uint64_t dirty = 0;  // writes since start (rdb_changes_since_last_save)
+  // DEBUG ADVANCE-CLOCK (with enable-debug-command): moves both clocks forward, so tests of
+  // expiry run without sleeping (memcached's debugtime, for the same reason).
+  std::int64_t clock_offset_ms = 0;
+};
+
+// Wall-clock milliseconds (TIME, CLIENT LIST ages, EXPIREAT). Deadlines use the engine's clock.
+std::int64_t unix_time_ms();
+
+}  // namespace chronocached

@@ -1,0 +1,182 @@
+#include "server/session.h"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "server/commands/command_table.h"
+#include "server/net/socket.h"
+#include "server/resp/reply_writer.h"
+#include "server/server.h"
+
+namespace chronocached {
+namespace {
+
+// Unsent reply bytes past which a client is not read until it catches up.
+constexpr std::size_t kPauseOutputBytes = 1 << 20;
+// Bytes asked of the socket per read (more when a large bulk is under way).
+constexpr std::size_t kReadChunk = 16 * 1024;
+
+}  // namespace
+
+Session::Session(Server& server, int fd, std::uint64_t id) : server_(server), fd_(fd) {
+  client_.id = id;
+  client_.fd = fd;
+  client_.address = net::peer_address(fd);
+  client_.local_address = net::local_address(fd);
+  client_.created_ms = server.unix_ms();
+  client_.last_active_ms = server.unix_ms();
+  client_.authenticated = server.state().config.requirepass.empty();
+  client_.monitor_out = &output_;
+  server.state().clients.emplace(id, &client_);
+  server.loop().add(fd, true, false, this);
+}
+
+Session::~Session() {
+  ServerState& state = server_.state();
+  state.clients.erase(client_.id);
+  std::erase(state.monitors, &client_);
+  if (client_.watching) state.keyspace.watches().unwatch_all(client_.id);
+  server_.loop().remove(fd_);
+  close(fd_);
+}
+
+void Session::on_ready(std::uint32_t events) {
+  if ((events & (EPOLLERR | EPOLLHUP)) != 0 && (events & EPOLLIN) == 0) {
+    closed_ = true;
+    server_.schedule_close(client_.id);
+    return;
+  }
+  if ((events & EPOLLIN) != 0 && !paused_ && !client_.close_after_reply) read_and_process();
+  if (!closed_) flush();
+  if (paused_ && !closed_ && output_.size() - sent_ < kPauseOutputBytes / 2) {
+    paused_ = false;
+    process();  // what was read while paused waits in the buffer; no new EPOLLIN will announce it
+    flush();
+  }
+  update_interest();
+  if (closing()) server_.schedule_close(client_.id);
+}
+
+void Session::read_and_process() {
+  const std::size_t unread = input_.unread_size();
+  char* space = input_.prepare(unread > kReadChunk ? unread : kReadChunk);
+  const ssize_t n = read(fd_, space, input_.free_space());
+  if (n == 0) {
+    closed_ = true;
+    return;
+  }
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) closed_ = true;
+    return;
+  }
+  input_.commit(static_cast<std::size_t>(n));
+  server_.state().stats.net_input_bytes += static_cast<std::size_t>(n);
+  client_.last_active_ms = server_.unix_ms();
+  process();
+  // Checked after processing, so only a command that cannot complete within the limit counts.
+  if (input_.unread_size() > static_cast<std::size_t>(server_.state().config.client_query_buffer_limit)) {
+    server_.log("warning", "Closing client that reached max query buffer length: id=" +
+                               std::to_string(client_.id) + " addr=" + client_.address);
+    closed_ = true;
+  }
+  client_.query_buffer_bytes = input_.unread_size();
+}
+
+void Session::process() {
+  ServerState& state = server_.state();
+  resp::ReplyWriter writer(output_);
+  resp::ParserLimits limits;
+  limits.max_bulk_len = static_cast<std::size_t>(state.config.proto_max_bulk_len);
+  while (!client_.close_after_reply && !closed_) {
+    if (output_.size() - sent_ >= kPauseOutputBytes) {
+      paused_ = true;
+      break;
+    }
+    limits.authenticated = client_.authenticated;
+    const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
+    if (parsed.status == resp::ParseStatus::kNeedMore) break;
+    if (parsed.status == resp::ParseStatus::kEmpty) {
+      input_.consume(parsed.consumed);
+      continue;
+    }
+    if (parsed.status == resp::ParseStatus::kError) {
+      writer.error(parsed.error);
+      server_.log("verbose", "Protocol error (" + std::string(parsed.error) + ") from client: id=" +
+                                 std::to_string(client_.id) + " addr=" + client_.address);
+      client_.close_after_reply = true;
+      input_.consume(input_.unread_size());
+      parser_.reset();
+      break;
+    }
+    writer.set_protocol(client_.protocol);
+    CommandContext ctx{args_, writer, client_, state, server_.now(), server_.unix_ms()};
+    const std::size_t mark = writer.mark();
+    const bool skip = client_.reply_mode == ReplyMode::kOff || client_.skip_next_reply;
+    const ReplyMode mode_before = client_.reply_mode;
+    execute(ctx);
+    // CLIENT REPLY OFF/SKIP silence the commands after them; the switch itself answers ON only.
+    if (skip && mode_before == client_.reply_mode) {
+      writer.truncate_to(mark);
+      client_.skip_next_reply = false;
+    } else if (client_.reply_mode == ReplyMode::kSkip) {
+      client_.reply_mode = ReplyMode::kOn;
+      client_.skip_next_reply = true;
+    }
+    input_.consume(parsed.consumed);
+  }
+  client_.output_buffer_bytes = output_.size() - sent_;
+}
+
+bool Session::flush() {
+  while (sent_ < output_.size()) {
+    const ssize_t n = write(fd_, output_.data() + sent_, output_.size() - sent_);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EINTR) continue;
+      closed_ = true;
+      return false;
+    }
+    sent_ += static_cast<std::size_t>(n);
+    server_.state().stats.net_output_bytes += static_cast<std::size_t>(n);
+  }
+  if (sent_ == output_.size()) {
+    output_.clear();
+    sent_ = 0;
+  } else if (output_.size() - sent_ >
+             static_cast<std::size_t>(server_.state().config.client_output_buffer_limit)) {
+    server_.log("warning", "Client id=" + std::to_string(client_.id) + " addr=" + client_.address +
+                               " closed for overcoming of output buffer limits.");
+    closed_ = true;
+    return false;
+  }
+  client_.output_buffer_bytes = output_.size() - sent_;
+  return true;
+}
+
+void Session::update_interest() {
+  if (closed_) return;
+  const bool read = !paused_ && !client_.close_after_reply;
+  const bool write = output_.size() > sent_;
+  if (read != interest_read_ || write != interest_write_) {
+    interest_read_ = read;
+    interest_write_ = write;
+    server_.loop().modify(fd_, read, write, this);
+  }
+}
+
+void Session::reply_and_close(std::string_view error) {
+  output_.append("-");
+  output_.append(error);
+  output_.append("\r\n");
+  client_.close_after_reply = true;
+  flush();
+}
+
+void Session::shrink_buffers() {
+  input_.shrink();
+  if (output_.empty() && output_.capacity() > (64u << 10)) std::string().swap(output_);
+}
+
+}  // namespace chronocached

@@ -1,0 +1,64 @@
+// Session: one client connection, bytes in to replies out (Pelikan's process.c, one per client).
+//
+//   socket --read--> Buffer --Parser--> args --execute()--> ReplyWriter --> output --write--> socket
+//
+// A readable event reads what the socket has, runs every complete command in it (a pipeline is
+// just several), and flushes all their replies with one write. Back-pressure: while a client's
+// unsent replies exceed kPauseOutputBytes it is not read, so a client that never reads holds at
+// most that plus one batch; past client-output-buffer-limit it is disconnected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/net/buffer.h"
+#include "server/net/event_loop.h"
+#include "server/resp/parser.h"
+#include "server/server_state.h"
+
+namespace chronocached {
+
+class Server;
+
+class Session final : public net::EventLoop::Handler {
+ public:
+  Session(Server& server, int fd, std::uint64_t id);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void on_ready(std::uint32_t events) override;
+  // Writes pending output; false when the connection must close.
+  bool flush();
+  // Closes at the end of the batch (after flushing what it can).
+  void close_soon() { client_.close_after_reply = true; }
+  bool closing() const { return closed_ || (client_.close_after_reply && output_.size() == sent_); }
+  bool has_output() const { return output_.size() > sent_; }
+  void reply_and_close(std::string_view error);  // "-ERR ...\r\n" then close
+  void shrink_buffers();
+
+  ClientState& client() { return client_; }
+  int fd() const { return fd_; }
+
+ private:
+  void read_and_process();
+  void process();
+  void update_interest();
+
+  Server& server_;
+  int fd_;
+  net::Buffer input_;
+  std::string output_;
+  std::size_t sent_ = 0;
+  resp::Parser parser_;
+  std::vector<std::string_view> args_;
+  ClientState client_;
+  bool closed_ = false;
+  bool paused_ = false;   // not reading while output is backed up
+  bool interest_read_ = true;  // what epoll watches for now
+  bool interest_write_ = false;
+};
+
+}  // namespace chronocached

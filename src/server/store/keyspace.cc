@@ -1,0 +1,83 @@
+#include "server/store/keyspace.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace chronocached {
+
+void WatchRegistry::watch(ClientId client, std::size_t db, std::string_view key) {
+  for (const Watch& w : watched_)
+    if (w.client == client && w.db == db && w.key == key) return;
+  watched_.push_back(Watch{db, std::string(key), client});
+  dirty_.try_emplace(client, false);
+}
+
+void WatchRegistry::unwatch_all(ClientId client) {
+  std::erase_if(watched_, [client](const Watch& w) { return w.client == client; });
+  dirty_.erase(client);
+}
+
+bool WatchRegistry::dirty(ClientId client) const {
+  const auto it = dirty_.find(client);
+  return it != dirty_.end() && it->second;
+}
+
+void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
+  for (const Watch& w : watched_)
+    if (w.db == db && w.key == key) dirty_[w.client] = true;
+}
+
+void WatchRegistry::touch_db_slow(std::size_t db) {
+  for (const Watch& w : watched_)
+    if (w.db == db) dirty_[w.client] = true;
+}
+
+Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches)
+    : index_(index),
+      watches_(&watches),
+      engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, chronocache::CoarseClock(),
+                                       BlobHash{hash_seed})) {}
+
+void Db::put(std::string_view key, Blob value, TimePoint deadline, TimePoint now) {
+  // The engine builds the key's Blob from the view only when the key is new.
+  engine_->put_prehashed(key, std::move(value), deadline, hashed(key), now);
+  touch(key);
+}
+
+bool Db::erase(std::string_view key, TimePoint now) {
+  const bool erased = engine_->erase_prehashed(key, hashed(key), now);
+  if (erased) touch(key);
+  return erased;
+}
+
+bool Db::set_deadline(std::string_view key, TimePoint deadline, TimePoint now) {
+  const bool live = engine_->set_deadline_prehashed(key, hashed(key), deadline, now);
+  if (live) touch(key);
+  return live;
+}
+
+void Db::clear() {
+  engine_->clear();
+  watches_->touch_db(index_);
+}
+
+void Db::swap_contents(Db& other) noexcept { std::swap(engine_, other.engine_); }
+
+Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed) {
+  dbs_.reserve(databases);
+  for (std::size_t i = 0; i < databases; ++i)
+    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_));
+}
+
+void Keyspace::swap(std::size_t a, std::size_t b) {
+  if (a == b) return;
+  dbs_[a]->swap_contents(*dbs_[b]);
+  watches_.touch_db(a);
+  watches_.touch_db(b);
+}
+
+void Keyspace::clear_all() {
+  for (auto& db : dbs_) db->clear();
+}
+
+}  // namespace chronocached

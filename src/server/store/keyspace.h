@@ -1,0 +1,138 @@
+// Keyspace: chronocached's numbered databases, each one chronocache::Cache of Blob -> Blob.
+//
+// Commands reach the engine through Db, which adds only what Redis semantics need around the
+// engine's own operations: building Blobs from request bytes, and telling WATCHing clients that
+// a key changed. Expiry, lookup and storage are the engine's; nothing here re-implements them.
+// Every call takes `now`, read once per event-loop batch (Redis freezes time per command too).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "chronocache/cache.h"
+#include "server/store/blob.h"
+
+namespace chronocached {
+
+using chronocache::TimePoint;
+using Engine =
+    chronocache::Cache<Blob, Blob, chronocache::TtlOnly, chronocache::CoarseClock, BlobHash, BlobEq>;
+inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
+
+// Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
+// watched key changed fails. Empty (and free to consult) while nobody watches.
+class WatchRegistry {
+ public:
+  using ClientId = std::uint64_t;
+  void watch(ClientId client, std::size_t db, std::string_view key);
+  void unwatch_all(ClientId client);
+  // True once a key the client watches has changed since its WATCH.
+  bool dirty(ClientId client) const;
+
+  void touch(std::size_t db, std::string_view key) {
+    if (!watched_.empty()) touch_slow(db, key);
+  }
+  void touch_db(std::size_t db) {
+    if (!watched_.empty()) touch_db_slow(db);
+  }
+
+ private:
+  struct Watch {
+    std::size_t db;
+    std::string key;
+    ClientId client;
+  };
+  void touch_slow(std::size_t db, std::string_view key);
+  void touch_db_slow(std::size_t db);
+
+  std::vector<Watch> watched_;  // few at a time in practice: linear scans are fine
+  std::unordered_map<ClientId, bool> dirty_;
+};
+
+class Db {
+ public:
+  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches);
+
+  // ---- Reads ------------------------------------------------------------------------------
+  // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
+  const Blob* find(std::string_view key, TimePoint now) { return find_mutable(key, now); }
+  // For in-place edits (APPEND, SETRANGE): the caller must call touch(key) after changing it.
+  Blob* find_mutable(std::string_view key, TimePoint now) {
+    return engine_->find_prehashed(key, hashed(key), now);
+  }
+  bool exists(std::string_view key, TimePoint now) const {
+    return engine_->contains_prehashed(key, hashed(key), now);
+  }
+  // nullopt: no live key; kNoExpiry: a key without a deadline.
+  std::optional<TimePoint> deadline(std::string_view key, TimePoint now) const {
+    return engine_->deadline_prehashed(key, hashed(key), now);
+  }
+  std::size_t size(TimePoint now) const { return engine_->size_at(now); }
+
+  // ---- Writes (each one tells watchers) ------------------------------------------------------
+  void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
+    put(key, Blob(value), deadline, now);
+  }
+  void put(std::string_view key, Blob value, TimePoint deadline, TimePoint now);
+  bool erase(std::string_view key, TimePoint now);
+  // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
+  bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
+  void clear();
+  void touch(std::string_view key) { watches_->touch(index_, key); }
+
+  // ---- Walks ------------------------------------------------------------------------------
+  template <class Fn>  // fn(std::string_view key, const Blob& value, TimePoint deadline)
+  void for_each(TimePoint now, Fn&& fn) const {
+    engine_->for_each_live(now, [&](const Blob& k, const Blob& v, TimePoint d) { fn(k.view(), v, d); });
+  }
+  template <class Fn>  // fn(std::string_view key, const Blob& value)
+  std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
+    return engine_->scan(cursor, slots, now, [&](const Blob& k, const Blob& v) { fn(k.view(), v); });
+  }
+  std::optional<std::string_view> random_key(std::uint64_t random, TimePoint now) const {
+    const Blob* key = engine_->sample_key(random, now);
+    if (key == nullptr) return std::nullopt;
+    return key->view();
+  }
+  // Frees expired entries among at most `slots` slots; returns how many.
+  std::size_t reclaim_expired(std::size_t slots, TimePoint now) {
+    return engine_->reclaim_expired_at(slots, now);
+  }
+
+  const Engine& engine() const { return *engine_; }
+  const chronocache::CacheStats& stats() const { return engine_->stats(); }
+  std::size_t table_bytes() const { return engine_->memory_bytes(); }
+  std::size_t index() const { return index_; }
+  void swap_contents(Db& other) noexcept;
+
+ private:
+  chronocache::Hashed hashed(std::string_view key) const {
+    return chronocache::Hashed{engine_->hash_of(key)};
+  }
+
+  std::size_t index_;
+  WatchRegistry* watches_;
+  std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
+};
+
+class Keyspace {
+ public:
+  Keyspace(std::size_t databases, std::uint64_t hash_seed);
+  std::size_t count() const { return dbs_.size(); }
+  Db& db(std::size_t index) { return *dbs_[index]; }
+  const Db& db(std::size_t index) const { return *dbs_[index]; }
+  WatchRegistry& watches() { return watches_; }
+  void swap(std::size_t a, std::size_t b);
+  void clear_all();
+
+ private:
+  WatchRegistry watches_;
+  std::vector<std::unique_ptr<Db>> dbs_;
+};
+
+}  // namespace chronocached

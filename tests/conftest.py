@@ -1,0 +1,144 @@
+"""Fixtures that run the real chronocached (and, for tests/compat, the real redis-server).
+
+A server is started on a port the kernel picks (`--port 0`), and the port is read from its log,
+so parallel runs never race for a port. Every server a test starts is stopped by that test.
+
+  pytest tests/integration --server build/release/src/server/chronocached
+"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--server", default=os.environ.get(
+        "CHRONOCACHED", os.path.join(ROOT, "build/release/src/server/chronocached")),
+        help="the chronocached binary under test")
+
+
+class ServerProcess:
+    """One running server: its port, its process, and a way to stop it."""
+
+    def __init__(self, args, port_from_log=True, port=None):
+        self.args = args
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, bufsize=1)
+        self.log = []
+        self.port = port
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.log.append(line)
+            m = re.search(r"port (\d+)", line)
+            if port_from_log and m and self.port is None:
+                self.port = int(m.group(1))
+            if "Ready to accept connections" in line:
+                return
+        self.stop()
+        raise RuntimeError("server did not start: " + "".join(self.log))
+
+    def client(self, protocol=2, **kwargs):
+        return redis.Redis(host="127.0.0.1", port=self.port, protocol=protocol,
+                           socket_timeout=10, **kwargs)
+
+    def raw(self):
+        """A plain socket to the server, for byte-level tests."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        return s
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        # Drain the rest of the log (after the server exits, readline cannot block).
+        if self.proc.stdout:
+            self.log.extend(self.proc.stdout.readlines())
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server_binary(request):
+    path = request.config.getoption("--server")
+    if not os.path.exists(path):
+        pytest.fail(f"chronocached binary not found at {path}: build it first (make test does)")
+    return os.path.abspath(path)
+
+
+@pytest.fixture
+def start_server(server_binary):
+    """start_server('--requirepass', 'x') -> ServerProcess; stopped when the test ends."""
+    started = []
+
+    def start(*extra):
+        s = ServerProcess([server_binary, "--port", "0", *extra])
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        code = s.stop()
+        # A crash (signal) or a sanitizer report fails the test that caused it.
+        assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])
+        assert not any("ERROR: AddressSanitizer" in l or "runtime error:" in l for l in s.log), \
+            "".join(s.log)
+
+
+@pytest.fixture(scope="module")
+def server(server_binary):
+    """One server shared by a module's tests (each test starts from FLUSHALL)."""
+    s = ServerProcess([server_binary, "--port", "0", "--enable-debug-command", "yes"])
+    yield s
+    code = s.stop()
+    assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])
+    assert not any("ERROR: AddressSanitizer" in l or "runtime error:" in l for l in s.log), \
+        "".join(s.log)
+
+
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def r(request, server):
+    """A redis-py client on the shared server, once per protocol, on an empty keyspace."""
+    client = server.client(protocol=request.param, decode_responses=True)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def rb(server):
+    """A RESP2 client that returns bytes (binary-safety tests)."""
+    client = server.client(protocol=2)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server_binary():
+    path = shutil.which("redis-server")
+    if path is None:
+        pytest.fail("redis-server is not installed (make test's setup installs it)")
+    return path
