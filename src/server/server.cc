@@ -181,7 +181,7 @@ void Server::on_tick() {
   // engine's timing structure; the budget keeps a tick under a millisecond).
   constexpr std::size_t kSlotsPerTick = 16 * 1024;
   for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
-    state_.keyspace.db(i).reclaim_expired(kSlotsPerTick, now_);
+    if (state_.active_expire) state_.keyspace.db(i).reclaim_expired(kSlotsPerTick, now_);
   }
 }
 

@@ -100,6 +100,8 @@ struct ServerState {
   // DEBUG ADVANCE-CLOCK (with enable-debug-command): moves both clocks forward, so tests of
   // expiry run without sleeping (memcached's debugtime, for the same reason).
   std::int64_t clock_offset_ms = 0;
+  bool clock_moved_in_batch = false;  // DEBUG ADVANCE-CLOCK ran: sessions re-read the clock
+  bool active_expire = true;          // DEBUG SET-ACTIVE-EXPIRE
 };
 
 // Wall-clock milliseconds (TIME, CLIENT LIST ages, EXPIREAT). Deadlines use the engine's clock.

@@ -116,6 +116,10 @@ void Session::process() {
     const bool skip = client_.reply_mode == ReplyMode::kOff || client_.skip_next_reply;
     const ReplyMode mode_before = client_.reply_mode;
     execute(ctx);
+    if (state.clock_moved_in_batch) {
+      state.clock_moved_in_batch = false;
+      server_.refresh_clock();
+    }
     // CLIENT REPLY OFF/SKIP silence the commands after them; the switch itself answers ON only.
     if (skip && mode_before == client_.reply_mode) {
       writer.truncate_to(mark);

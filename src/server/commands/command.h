@@ -38,7 +38,8 @@ struct CommandContext {
   resp::ReplyWriter& reply;
   ClientState& client;
   ServerState& server;
-  chronocache::TimePoint now;  // the engine clock, read once per batch
+  chronocache::TimePoint now;  // the engine clock, read once per batch (or per command after
+                               // DEBUG ADVANCE-CLOCK)
   std::int64_t unix_ms;        // wall clock at the same moment
 
   Db& db() { return server.keyspace.db(client.db); }
@@ -71,5 +72,6 @@ std::span<const CommandSpec> ttl_commands();
 std::span<const CommandSpec> admin_commands();
 std::span<const CommandSpec> connection_commands();
 std::span<const CommandSpec> transaction_commands();
+std::span<const CommandSpec> debug_commands();
 
 }  // namespace chronocached

@@ -19,7 +19,7 @@ struct Registry {
 
   Registry() {
     for (auto family : {string_commands(), keyspace_commands(), ttl_commands(),
-                        admin_commands(), connection_commands(), transaction_commands()}) {
+                        admin_commands(), connection_commands(), transaction_commands(), debug_commands()}) {
       for (const CommandSpec& spec : family) {
         by_name.emplace(spec.name, &spec);
         all.push_back(&spec);

@@ -1,0 +1,56 @@
+// DEBUG: test hooks, refused unless enable-debug-command is yes (as in Redis).
+//   DEBUG ADVANCE-CLOCK <ms>   moves the server's clocks forward: expiry tests without sleeping
+//   DEBUG SLEEP <seconds>      blocks the event loop (Redis's; for latency tests)
+//   DEBUG SET-ACTIVE-EXPIRE 0|1
+#include <chrono>
+#include <thread>
+
+#include "server/commands/arguments.h"
+#include "server/commands/command.h"
+#include "server/commands/errors.h"
+
+namespace chronocached {
+namespace {
+
+void debug(CommandContext& ctx) {
+  if (!ctx.server.config.enable_debug_command) {
+    return ctx.reply.error(
+        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+        "you can run it from a local connection, otherwise you need to set this option in the "
+        "configuration file, and then restart the server.");
+  }
+  const std::string_view sub = ctx.args[1];
+  if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
+    const auto ms = parse_int64(ctx.args[2]);
+    if (!ms || *ms < 0) return ctx.reply.error(errors::kNotInteger);
+    ctx.server.clock_offset_ms += *ms;
+    // The batch's clock readings move too, so the commands after this one in a pipeline see it.
+    ctx.now += std::chrono::milliseconds(*ms);
+    ctx.unix_ms += *ms;
+    ctx.server.clock_moved_in_batch = true;
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "SLEEP") && ctx.argc() == 3) {
+    const auto seconds = parse_double(ctx.args[2]);
+    if (!seconds || *seconds < 0) return ctx.reply.error(errors::kNotFloat);
+    std::this_thread::sleep_for(std::chrono::duration<double>(*seconds));
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
+    ctx.server.active_expire = ctx.args[2] != "0";
+    return ctx.reply.ok();
+  }
+  ctx.reply.error(errors::unknown_subcommand(sub, "DEBUG"));
+}
+
+constexpr CommandSpec kCommands[] = {
+    {.name = "debug", .arity = -2, .flags = kAdmin | kNoScript | kLoading | kStale,
+     .handler = debug, .group = "server", .summary = "A container for debugging commands.",
+     .acl = "admin slow dangerous"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> debug_commands() { return kCommands; }
+
+}  // namespace chronocached
