@@ -304,7 +304,7 @@ class Cache {
       const Ref ref = table_.sample(random);
       if (!ref) return nullptr;
       if (live_at(*ref.slot, now)) return &ref.slot->key;
-      random = detail::mul_fold(random + 0x9e3779b97f4a7c15ULL, detail::kMix1);
+      random = hash_integer(random ^ 0x9e3779b97f4a7c15ULL);
     }
     return nullptr;
   }

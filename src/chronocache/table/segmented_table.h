@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "chronocache/base/assert.h"
+#include "chronocache/base/hash.h"
 #include "chronocache/base/slot_id.h"
 #include "chronocache/expiry/deadline.h"
 #include "chronocache/table/control_group.h"
@@ -305,19 +306,26 @@ class SegmentedTable {
     }
   }
 
-  // Some full slot, chosen from `random` (uniform over segments, then the first full slot from a
-  // random position): for RANDOMKEY and sampling. Empty Ref when the table is empty.
+  // Some full slot, chosen from `random`: for RANDOMKEY and sampling. Random slots are tried
+  // until one is full, the segment picked through the directory (so in proportion to its share of
+  // the hash space, i.e. of the keys): every entry is about equally likely. (Taking the first full
+  // slot after a random position would favour the heads of probe runs, the oldest entries.)
+  // A nearly empty table falls back to that forward walk. Empty Ref when the table is empty.
   Ref sample(std::uint64_t random) const noexcept {
     if (size_ == 0) return Ref{};
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      random = hash_integer(random + static_cast<std::uint64_t>(attempt));
+      SegmentType* seg = directory_[directory_index(random)].segment;
+      const auto index = static_cast<std::uint32_t>(random) % seg->capacity();
+      GroupType* group = seg->groups() + index / kGroupWidth;
+      if (is_full(group->ctrl[index % kGroupWidth]))
+        return Ref{group->slot(index % kGroupWidth), seg, index};
+    }
     for (std::size_t n = 0; n < segments_.size(); ++n) {
       SegmentType* seg = segments_[(random + n) % segments_.size()];
-      if (seg->size == 0) continue;
-      const std::uint32_t start = static_cast<std::uint32_t>(random >> 32) % seg->capacity();
       for (std::uint32_t i = 0; i < seg->capacity(); ++i) {
-        const std::uint32_t index = (start + i) % seg->capacity();
-        GroupType* group = seg->groups() + index / kGroupWidth;
-        if (is_full(group->ctrl[index % kGroupWidth]))
-          return Ref{group->slot(index % kGroupWidth), seg, index};
+        GroupType* group = seg->groups() + i / kGroupWidth;
+        if (is_full(group->ctrl[i % kGroupWidth])) return Ref{group->slot(i % kGroupWidth), seg, i};
       }
     }
     return Ref{};
@@ -373,9 +381,12 @@ class SegmentedTable {
                         std::uint8_t generation = 0) {
     const std::size_t bytes = SegmentType::bytes_for(groups);
     void* memory = ::operator new (bytes, std::align_val_t{64});
-    auto* seg =
-        ::new (memory) SegmentType{groups - 1, 0, SegmentType::max_growth(groups * kGroupWidth),
-                                   static_cast<std::uint16_t>(index), local_depth, generation};
+    auto* seg = ::new (memory) SegmentType{groups - 1,
+                                           0,
+                                           SegmentType::max_growth(groups * kGroupWidth),
+                                           static_cast<std::uint16_t>(index),
+                                           local_depth,
+                                           generation};
     for (std::uint32_t g = 0; g < groups; ++g)
       std::memset(seg->groups()[g].ctrl, static_cast<unsigned char>(kEmpty), kGroupWidth);
     segment_bytes_ += bytes;

@@ -1,0 +1,145 @@
+// The API a host such as chronocached uses beside put/get: in-place access (find_prehashed),
+// moving a deadline (set_deadline_prehashed), walking live entries (for_each_live), the
+// stateless scan cursor and sampling. On a ManualClock, like cache_test.cc.
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "chronocache/cache.h"
+#include "chronocache/clock/manual_clock.h"
+#include "chronocache/policy/ttl_only.h"
+
+#include <gtest/gtest.h>
+
+namespace chronocache {
+namespace {
+
+using namespace std::chrono_literals;
+using IntCache = Cache<int, int, TtlOnly, ManualClock>;
+using StringCache = Cache<std::string, std::string, TtlOnly, ManualClock>;
+
+TEST(CacheHostApi, FindGivesTheLiveValueInPlaceAndCountsAHit) {
+  StringCache cache;
+  cache.put("k", "v", 10s);
+  const TimePoint now = cache.clock().now();
+  std::string* value = cache.find_prehashed("k", Hashed{cache.hash_of("k")}, now);
+  ASSERT_NE(value, nullptr);
+  value->append("w");
+  EXPECT_EQ(cache.get("k"), "vw");
+  EXPECT_EQ(cache.stats().hits, 2u);
+  EXPECT_EQ(cache.find_prehashed("x", Hashed{cache.hash_of("x")}, now), nullptr);
+  EXPECT_EQ(cache.stats().misses, 1u);
+}
+
+TEST(CacheHostApi, FindRemovesAnExpiredEntryItMeets) {
+  IntCache cache;
+  cache.put(1, 10, 5ms);
+  cache.clock().advance(5ms);
+  EXPECT_EQ(cache.find_prehashed(1, Hashed{cache.hash_of(1)}, cache.clock().now()), nullptr);
+  EXPECT_EQ(cache.stats().expired, 1u);
+  // Removed, not just hidden: a caller whose clock lags sees nothing either.
+  EXPECT_FALSE(cache.contains_prehashed(1, Hashed{cache.hash_of(1)}, cache.clock().now() - 5ms));
+}
+
+TEST(CacheHostApi, SetDeadlineMovesPersistsOrDeletes) {
+  IntCache cache;
+  cache.put(1, 10, 5s);
+  const auto now = [&] { return cache.clock().now(); };
+  const Hashed h{cache.hash_of(1)};
+  ASSERT_TRUE(cache.set_deadline_prehashed(1, h, now() + 1h, now()));
+  EXPECT_EQ(cache.deadline(1), now() + 1h);
+  ASSERT_TRUE(cache.set_deadline_prehashed(1, h, kNoExpiry, now()));  // PERSIST
+  EXPECT_EQ(cache.deadline(1), kNoExpiry);
+  cache.clock().advance(std::chrono::hours(24 * 365));
+  EXPECT_EQ(cache.get(1), 10);
+  ASSERT_TRUE(cache.set_deadline_prehashed(1, h, now(), now()));  // a deadline now deletes
+  EXPECT_FALSE(cache.contains(1));
+  EXPECT_FALSE(cache.set_deadline_prehashed(1, h, now() + 1s, now()));
+}
+
+TEST(CacheHostApi, SetDeadlineBeyondTheWindowIsKeptExactly) {
+  IntCache cache;
+  cache.put(1, 10);
+  const TimePoint far = cache.clock().now() + std::chrono::hours(24 * 400);
+  ASSERT_TRUE(cache.set_deadline_prehashed(1, Hashed{cache.hash_of(1)}, far, cache.clock().now()));
+  EXPECT_EQ(cache.deadline(1), far);
+  ASSERT_TRUE(cache.set_deadline_prehashed(1, Hashed{cache.hash_of(1)}, cache.clock().now() + 1s,
+                                           cache.clock().now()));
+  EXPECT_EQ(cache.deadline(1), cache.clock().now() + 1s);
+}
+
+TEST(CacheHostApi, ForEachLiveSkipsExpiredEntriesAndReportsDeadlines) {
+  IntCache cache;
+  cache.put(1, 10, 5ms);
+  cache.put(2, 20, 1h);
+  cache.put(3, 30);
+  cache.clock().advance(5ms);
+  std::set<int> seen;
+  cache.for_each_live(cache.clock().now(), [&](int key, int value, TimePoint deadline) {
+    seen.insert(key);
+    EXPECT_EQ(value, key * 10);
+    EXPECT_EQ(deadline, key == 3 ? kNoExpiry : cache.clock().now() - 5ms + 1h);
+  });
+  EXPECT_EQ(seen, (std::set<int>{2, 3}));
+}
+
+// Walks the whole scan from cursor 0, calling between(step) after each call.
+template <class Between>
+std::multiset<int> scan_all(IntCache& cache, std::size_t slots, Between between) {
+  std::multiset<int> seen;
+  std::uint64_t cursor = 0;
+  int step = 0;
+  do {
+    cursor =
+        cache.scan(cursor, slots, cache.clock().now(), [&](int key, int) { seen.insert(key); });
+    between(step++);
+  } while (cursor != 0);
+  return seen;
+}
+
+TEST(CacheHostApi, ScanVisitsEveryEntryExactlyOnceWhenNothingChanges) {
+  IntCache cache;
+  for (int i = 0; i < 20000; ++i) cache.put(i, i);
+  const auto seen = scan_all(cache, 37, [](int) {});
+  ASSERT_EQ(seen.size(), 20000u);
+  EXPECT_EQ(std::set<int>(seen.begin(), seen.end()).size(), 20000u);
+}
+
+TEST(CacheHostApi, ScanReportsEveryEntryPresentThroughoutWhileTheTableGrows) {
+  IntCache cache;
+  for (int i = 0; i < 5000; ++i) cache.put(i, i);
+  const std::size_t bytes_before = cache.memory_bytes();
+  int next = 1000000;
+  const auto seen = scan_all(cache, 128, [&](int) {
+    for (int j = 0; j < 40; ++j) cache.put(next++, 0);  // splits and doublings mid-walk
+  });
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(seen.count(i) >= 1) << "key " << i << " missed";
+  EXPECT_GT(cache.memory_bytes(), bytes_before * 3 / 2);  // the table really grew during the walk
+}
+
+TEST(CacheHostApi, ScanOfAnEmptyCacheEndsAtOnce) {
+  IntCache cache;
+  int calls = 0;
+  EXPECT_EQ(cache.scan(0, 1000, cache.clock().now(), [&](int, int) { ++calls; }), 0u);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(CacheHostApi, SampleKeyFindsLiveKeysOnlyAndNothingWhenEmpty) {
+  IntCache cache;
+  EXPECT_EQ(cache.sample_key(12345, cache.clock().now()), nullptr);
+  for (int i = 0; i < 1000; ++i) cache.put(i, i, i < 500 ? 5ms : 1h);
+  cache.clock().advance(5ms);
+  std::set<int> sampled;
+  for (std::uint64_t r = 1; r < 2000; ++r) {
+    const int* key = cache.sample_key(r, cache.clock().now());
+    ASSERT_NE(key, nullptr);
+    EXPECT_GE(*key, 500);
+    sampled.insert(*key);
+  }
+  EXPECT_GT(sampled.size(), 450u);  // about uniform: 2000 draws over 500 keys miss few of them
+}
+
+}  // namespace
+}  // namespace chronocache
