@@ -2,6 +2,7 @@
 # Compiles every header under src/ on its own (a header must include what it uses) and rejects
 # includes that point up the layer stack of docs/architecture.md:
 #   cache.h, sharded_cache.h -> policy/ table/ expiry/ -> clock/ -> base/
+#   server: session.h, server.h -> commands/ -> store/ resp/ config/ ; net/ alone; never engine -> server
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx=${CXX:-c++}
@@ -30,6 +31,21 @@ while IFS= read -r header; do
         *) echo "layering: $header includes $inc (a $layer/ file may use: ${allowed[$layer]})"; status=1 ;;
       esac
     done < <(grep -oE '#include "chronocache/[^"]+"' "$header" | sed -E 's/#include "(.*)"/\1/')
+  fi
+  # The engine never sees the server; inside the server, net/ and resp/ never see each other
+  # and neither sees commands/ (ARCHITECTURE.md).
+  case "$header" in
+    src/chronocache/*) pattern='#include "server/' ;;
+    src/server/net/*) pattern='#include "server/(resp|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;
+    src/server/resp/*) pattern='#include "server/(net|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;
+    src/server/config/*) pattern='#include "server/(net|resp|commands|store)/|#include "server/[a-z_]+\.h"' ;;
+    src/server/store/*) pattern='#include "server/(net|resp|commands|config)/|#include "server/[a-z_]+\.h"' ;;
+    src/server/commands/*) pattern='#include "server/(net/|session\.h|server\.h)' ;;
+    *) pattern='' ;;
+  esac
+  if [ -n "$pattern" ] && grep -qE "$pattern" "$header"; then
+    echo "layering: $header includes $(grep -oE "$pattern[^\"]*" "$header" | head -1) (see docs/architecture.md)"
+    status=1
   fi
   if ! echo "#include \"${header#src/}\"" | "$cxx" -std=c++20 -Isrc -fsyntax-only -x c++ - ; then
     echo "not self-contained: $header"

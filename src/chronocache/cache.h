@@ -66,6 +66,12 @@ enum class PutOutcome : std::uint8_t {
   kRejectedFull,      // max_entries reached and the policy names no victim (TtlOnly)
 };
 
+// What a lookup by a host counts (find_prehashed, find_key_prehashed).
+enum class Access : std::uint8_t {
+  kRead,  // a read: a hit or a miss in stats, on_access for the policy
+  kPeek,  // neither: a host looking before it writes (the server's SET on an existing key)
+};
+
 // A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
 struct Hashed {
   std::uint64_t value;
@@ -255,6 +261,27 @@ class Cache {
     } else {
       ++stats_.misses;
     }
+    return nullptr;
+  }
+
+  // The live entry's stored key, or nullptr; otherwise as find_prehashed. For keys that carry
+  // their value (a record: K holds key and value bytes, V is empty), the host may rewrite the
+  // record through this pointer, provided it stays equal to `key` under Hash and Eq.
+  template <class Q>
+  K* find_key_prehashed(const Q& key, Hashed h, TimePoint now, Access access = Access::kRead) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
+      if (access == Access::kRead) {
+        policy_.on_access(ref.slot->meta);
+        ++stats_.hits;
+      }
+      return &ref.slot->key;
+    }
+    if (ref) {
+      erase_counting_expiry(ref, relative_now);
+    }
+    if (access == Access::kRead) ++stats_.misses;
     return nullptr;
   }
 

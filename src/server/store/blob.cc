@@ -12,20 +12,43 @@
 namespace chronocached {
 namespace {
 
-void* allocate_block(std::size_t bytes) {
+constexpr std::size_t kHeaderBytes = 4;
+
+std::size_t varint_size(std::size_t n) {
+  std::size_t bytes = 1;
+  while (n >= 0x80) {
+    n >>= 7;
+    ++bytes;
+  }
+  return bytes;
+}
+
+unsigned char* write_varint(unsigned char* p, std::size_t n) {
+  while (n >= 0x80) {
+    *p++ = static_cast<unsigned char>(n | 0x80);
+    n >>= 7;
+  }
+  *p++ = static_cast<unsigned char>(n);
+  return p;
+}
+
+unsigned char* allocate(std::size_t bytes) {
   void* block = std::malloc(bytes);
   if (block == nullptr) throw std::bad_alloc();
-  return block;
+  return static_cast<unsigned char*>(block);
 }
 
 }  // namespace
 
-Blob::Blob(std::string_view bytes) {
-  if (bytes.empty()) return;
-  block_ = static_cast<Header*>(allocate_block(sizeof(Header) + bytes.size()));
-  block_->size = static_cast<std::uint32_t>(bytes.size());
-  block_->capacity = static_cast<std::uint32_t>(bytes.size());
-  std::memcpy(this->bytes(), bytes.data(), bytes.size());
+Blob::Blob(std::string_view key, std::string_view value) {
+  if (key.empty() && value.empty()) return;
+  CC_CHECK(value.size() <= kSizeMask && key.size() <= kSizeMask, "a Blob is limited to 2 GiB");
+  const std::size_t key_prefix = kHeaderBytes + varint_size(key.size());
+  block_ = allocate(key_prefix + key.size() + value.size());
+  set_header(static_cast<std::uint32_t>(value.size()), false);
+  unsigned char* p = write_varint(block_ + kHeaderBytes, key.size());
+  if (!key.empty()) std::memcpy(p, key.data(), key.size());
+  if (!value.empty()) std::memcpy(p + key.size(), value.data(), value.size());
 }
 
 Blob& Blob::operator=(Blob&& other) noexcept {
@@ -39,43 +62,84 @@ Blob& Blob::operator=(Blob&& other) noexcept {
 
 Blob::~Blob() { std::free(block_); }
 
-void Blob::reserve_grown(std::size_t needed) {
-  CC_CHECK(needed < kGrownBit, "a Blob is limited to 2 GiB");
-  if (block_ != nullptr && needed <= capacity()) {
-    block_->capacity |= kGrownBit;
-    return;
+std::uint32_t Blob::header() const noexcept {
+  std::uint32_t h;
+  std::memcpy(&h, block_, sizeof(h));
+  return h;
+}
+
+void Blob::set_header(std::uint32_t value_size, bool grown) noexcept {
+  const std::uint32_t h = value_size | (grown ? kGrownBit : 0u);
+  std::memcpy(block_, &h, sizeof(h));
+}
+
+Blob::Layout Blob::layout() const noexcept {
+  unsigned char* p = block_ + kHeaderBytes;
+  std::size_t key_size = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    const unsigned char byte = *p++;
+    key_size |= static_cast<std::size_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) break;
   }
+  char* key = reinterpret_cast<char*>(p);
+  return Layout{key, key_size, key + key_size, header() & kSizeMask};
+}
+
+std::size_t Blob::value_capacity() const noexcept {
+  if (block_ == nullptr) return 0;
+  const Layout l = layout();
+  return malloc_usable_size(block_) -
+         static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block_);
+}
+
+void Blob::reserve_value(std::size_t needed, bool grown) {
+  CC_CHECK(needed <= kSizeMask, "a Blob is limited to 2 GiB");
+  if (block_ == nullptr) {
+    // A plain byte string: header, a zero key length, the value.
+    block_ = allocate(kHeaderBytes + 1 + needed);
+    set_header(0, false);
+    block_[kHeaderBytes] = 0;
+  }
+  if (needed <= value_capacity()) return;
+  const Layout l = layout();
+  const auto prefix = static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block_);
   // Doubling up to 1 MiB, then 1 MiB steps, as Redis's sds: repeated APPENDs stay amortized O(1)
   // without a large string ever holding twice its size.
   constexpr std::size_t kMaxPrealloc = 1 << 20;
-  std::size_t capacity = needed < kMaxPrealloc ? needed * 2 : needed + kMaxPrealloc;
-  capacity = std::min<std::size_t>(capacity, kGrownBit - 1);
-  auto* grown = static_cast<Header*>(std::realloc(block_, sizeof(Header) + capacity));
-  if (grown == nullptr) throw std::bad_alloc();
-  if (block_ == nullptr) grown->size = 0;
-  block_ = grown;
-  block_->capacity = static_cast<std::uint32_t>(capacity) | kGrownBit;
+  std::size_t capacity = needed;
+  if (grown) capacity = needed < kMaxPrealloc ? needed * 2 : needed + kMaxPrealloc;
+  capacity = std::min<std::size_t>(capacity, kSizeMask);
+  void* bigger = std::realloc(block_, prefix + capacity);
+  if (bigger == nullptr) throw std::bad_alloc();
+  block_ = static_cast<unsigned char*>(bigger);
+}
+
+void Blob::assign(std::string_view value) {
+  if (block_ == nullptr && value.empty()) return;
+  reserve_value(value.size(), false);
+  const Layout l = layout();
+  if (!value.empty()) std::memmove(l.value, value.data(), value.size());
+  set_header(static_cast<std::uint32_t>(value.size()), false);
 }
 
 void Blob::append(std::string_view more) {
   if (more.empty()) return;
   const std::size_t old_size = size();
-  reserve_grown(old_size + more.size());
-  std::memcpy(bytes() + old_size, more.data(), more.size());
-  block_->size = static_cast<std::uint32_t>(old_size + more.size());
+  reserve_value(old_size + more.size(), true);
+  const Layout l = layout();
+  std::memcpy(l.value + old_size, more.data(), more.size());
+  set_header(static_cast<std::uint32_t>(old_size + more.size()), true);
 }
 
 void Blob::write_at(std::size_t offset, std::string_view data) {
   const std::size_t end = offset + data.size();
   const std::size_t old_size = size();
-  if (end > old_size) {
-    reserve_grown(end);
-    std::memset(bytes() + old_size, 0, end - old_size);
-    block_->size = static_cast<std::uint32_t>(end);
-  } else if (block_ != nullptr) {
-    block_->capacity |= kGrownBit;
-  }
-  if (!data.empty()) std::memcpy(bytes() + offset, data.data(), data.size());
+  const std::size_t new_size = std::max(end, old_size);
+  reserve_value(new_size, true);
+  const Layout l = layout();
+  if (end > old_size) std::memset(l.value + old_size, 0, end - old_size);
+  if (!data.empty()) std::memcpy(l.value + offset, data.data(), data.size());
+  set_header(static_cast<std::uint32_t>(new_size), true);
 }
 
 std::size_t Blob::heap_bytes() const noexcept {

@@ -1,14 +1,18 @@
-// Blob: the server's byte string, one pointer wide. Keys and values of chronocached are Blobs.
+// Blob: the server's stored entry, one pointer wide: a key and its value in one heap block.
 //
-// A table slot holds two of them (16 bytes) beside the engine's 32-bit deadline. The bytes live
-// in one heap block with an 8-byte header:
+// A table slot holds one Blob (8 bytes) beside the engine's 32-bit deadline: 16 bytes a slot.
+// The block, allocated with exactly its bytes (malloc rounds it up to its size class):
 //
-//   [ size:u32 | capacity:u31 grown:1 | bytes... ]
+//   [ value size:u31 grown:1 | key size: varint | key bytes | value bytes | (growth room) ]
 //
-// A Blob made from bytes is sized exactly (capacity == size); APPEND and SETRANGE grow it
-// geometrically and mark it "grown", which OBJECT ENCODING reports as Redis's "raw". The empty
-// Blob owns no block. Sizes are bounded by proto-max-bulk-len and Redis's 512 MiB string limit,
-// far below 2^31.
+// With the key beside the value, a key costs one allocation, not two: a 16-byte key with a
+// 16-byte value is 37 bytes, glibc's 48-byte chunk (docs/design/server.md has the arithmetic).
+// A value's spare room is whatever malloc_usable_size reports past it, so there is no capacity
+// field; APPEND and SETRANGE grow it geometrically and mark it "grown", which OBJECT ENCODING
+// reports as Redis's "raw". Overwriting a value with one that fits reuses the block.
+//
+// A Blob made from bytes alone (Blob(value)) has an empty key: a plain byte string. The empty
+// Blob owns no block. Sizes are bounded by proto-max-bulk-len (Redis's 512 MiB), below 2^31.
 #pragma once
 
 #include <cstddef>
@@ -22,62 +26,87 @@ namespace chronocached {
 class Blob {
  public:
   Blob() noexcept = default;
-  explicit Blob(std::string_view bytes);
+  explicit Blob(std::string_view value) : Blob(std::string_view(), value) {}
+  // The stored form of a key and its value.
+  static Blob record(std::string_view key, std::string_view value) { return Blob(key, value); }
+
   Blob(Blob&& other) noexcept : block_(other.block_) { other.block_ = nullptr; }
   Blob& operator=(Blob&& other) noexcept;
   // Copies are deep. The engine copies a key only to remember a deadline beyond its 32-bit window.
-  Blob(const Blob& other) : Blob(other.view()) {}
+  Blob(const Blob& other) : Blob(other.key(), other.view()) {}
   Blob& operator=(const Blob& other) {
-    if (this != &other) *this = Blob(other.view());
+    if (this != &other) *this = Blob(other.key(), other.view());
     return *this;
   }
   ~Blob();
 
+  // The value bytes.
   std::string_view view() const noexcept {
-    return block_ == nullptr ? std::string_view() : std::string_view(bytes(), block_->size);
+    if (block_ == nullptr) return {};
+    const Layout l = layout();
+    return {l.value, l.value_size};
   }
   operator std::string_view() const noexcept { return view(); }  // NOLINT: a Blob is bytes
-  std::size_t size() const noexcept { return block_ == nullptr ? 0 : block_->size; }
-  bool grown() const noexcept { return block_ != nullptr && (block_->capacity & kGrownBit) != 0; }
+  std::size_t size() const noexcept { return block_ == nullptr ? 0 : header() & kSizeMask; }
+  bool grown() const noexcept { return block_ != nullptr && (header() & kGrownBit) != 0; }
+  // The key bytes (empty for a plain byte string).
+  std::string_view key() const noexcept {
+    if (block_ == nullptr) return {};
+    const Layout l = layout();
+    return {l.key, l.key_size};
+  }
 
-  // Appends bytes, growing the block geometrically.
+  // Replaces the value, keeping the key; reuses the block when the new value fits.
+  void assign(std::string_view value);
+  // Appends bytes to the value, growing the block geometrically.
   void append(std::string_view more);
-  // Writes `bytes` at `offset`, zero-filling any gap past the end (SETRANGE).
+  // Writes `bytes` at `offset` of the value, zero-filling any gap past its end (SETRANGE).
   void write_at(std::size_t offset, std::string_view bytes);
   // Heap bytes this Blob holds (what the allocator hands out for its block).
   std::size_t heap_bytes() const noexcept;
 
  private:
-  struct Header {
-    std::uint32_t size;
-    std::uint32_t capacity;  // low 31 bits; the top bit marks a grown blob
-  };
   static constexpr std::uint32_t kGrownBit = 0x80000000u;
+  static constexpr std::uint32_t kSizeMask = ~kGrownBit;
 
-  char* bytes() const noexcept { return reinterpret_cast<char*>(block_ + 1); }
-  std::size_t capacity() const noexcept {
-    return block_ == nullptr ? 0 : block_->capacity & ~kGrownBit;
-  }
-  void reserve_grown(std::size_t needed);
+  struct Layout {
+    char* key;
+    std::size_t key_size;
+    char* value;
+    std::size_t value_size;
+  };
 
-  Header* block_ = nullptr;
+  Blob(std::string_view key, std::string_view value);
+  std::uint32_t header() const noexcept;
+  void set_header(std::uint32_t value_size, bool grown) noexcept;
+  Layout layout() const noexcept;
+  std::size_t value_capacity() const noexcept;
+  // Makes room for a value of `needed` bytes (keeping key and current value); `grown` doubles.
+  void reserve_value(std::size_t needed, bool grown);
+
+  unsigned char* block_ = nullptr;
 };
 
-// Transparent hashing and equality, so a Blob table is probed with a std::string_view and
-// builds no Blob to look up. The seed is drawn per process (hash flooding: a client that could
-// predict the hash could aim every key at one segment).
+// Transparent hashing and equality on the key, so the table is probed with a std::string_view
+// and builds no Blob to look up. The seed is drawn per process (hash flooding: a client that
+// could predict the hash could aim every key at one segment).
 struct BlobHash {
   using is_transparent = void;
   std::uint64_t seed = 0;
   std::uint64_t operator()(std::string_view s) const noexcept {
     return chronocache::hash_bytes(s.data(), s.size(), seed);
   }
-  std::uint64_t operator()(const Blob& b) const noexcept { return (*this)(b.view()); }
+  std::uint64_t operator()(const Blob& b) const noexcept { return (*this)(b.key()); }
 };
 
 struct BlobEq {
   using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+  static std::string_view key_of(std::string_view s) noexcept { return s; }
+  static std::string_view key_of(const Blob& b) noexcept { return b.key(); }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const noexcept {
+    return key_of(a) == key_of(b);
+  }
 };
 
 }  // namespace chronocached

@@ -38,9 +38,17 @@ Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches)
       engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, chronocache::CoarseClock(),
                                        BlobHash{hash_seed})) {}
 
-void Db::put(std::string_view key, Blob value, TimePoint deadline, TimePoint now) {
-  // The engine builds the key's Blob from the view only when the key is new.
-  engine_->put_prehashed(key, std::move(value), deadline, hashed(key), now);
+void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
+  const chronocache::Hashed h = hashed(key);
+  // An overwrite rewrites the record in place (no allocation when the value fits its block);
+  // a new key builds its record once.
+  Blob* existing = engine_->find_key_prehashed(key, h, now, chronocache::Access::kPeek);
+  if (existing != nullptr && deadline > now) {
+    existing->assign(value);
+    engine_->set_deadline_prehashed(key, h, deadline, now);
+  } else {
+    engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, h, now);
+  }
   touch(key);
 }
 

@@ -20,8 +20,11 @@
 namespace chronocached {
 
 using chronocache::TimePoint;
-using Engine =
-    chronocache::Cache<Blob, Blob, chronocache::TtlOnly, chronocache::CoarseClock, BlobHash, BlobEq>;
+// The engine stores records: each key Blob carries its value (blob.h), so the engine's value is
+// empty and a slot is one pointer plus the deadline.
+struct NoValue {};
+using Engine = chronocache::Cache<Blob, NoValue, chronocache::TtlOnly, chronocache::CoarseClock,
+                                  BlobHash, BlobEq>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
 
 // Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
@@ -63,7 +66,7 @@ class Db {
   const Blob* find(std::string_view key, TimePoint now) { return find_mutable(key, now); }
   // For in-place edits (APPEND, SETRANGE): the caller must call touch(key) after changing it.
   Blob* find_mutable(std::string_view key, TimePoint now) {
-    return engine_->find_prehashed(key, hashed(key), now);
+    return engine_->find_key_prehashed(key, hashed(key), now);
   }
   bool exists(std::string_view key, TimePoint now) const {
     return engine_->contains_prehashed(key, hashed(key), now);
@@ -75,10 +78,10 @@ class Db {
   std::size_t size(TimePoint now) const { return engine_->size_at(now); }
 
   // ---- Writes (each one tells watchers) ------------------------------------------------------
-  void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
-    put(key, Blob(value), deadline, now);
+  void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now);
+  void put(std::string_view key, const Blob& value, TimePoint deadline, TimePoint now) {
+    put(key, value.view(), deadline, now);
   }
-  void put(std::string_view key, Blob value, TimePoint deadline, TimePoint now);
   bool erase(std::string_view key, TimePoint now);
   // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
@@ -88,16 +91,16 @@ class Db {
   // ---- Walks ------------------------------------------------------------------------------
   template <class Fn>  // fn(std::string_view key, const Blob& value, TimePoint deadline)
   void for_each(TimePoint now, Fn&& fn) const {
-    engine_->for_each_live(now, [&](const Blob& k, const Blob& v, TimePoint d) { fn(k.view(), v, d); });
+    engine_->for_each_live(now, [&](const Blob& r, NoValue, TimePoint d) { fn(r.key(), r, d); });
   }
   template <class Fn>  // fn(std::string_view key, const Blob& value)
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
-    return engine_->scan(cursor, slots, now, [&](const Blob& k, const Blob& v) { fn(k.view(), v); });
+    return engine_->scan(cursor, slots, now, [&](const Blob& r, NoValue) { fn(r.key(), r); });
   }
   std::optional<std::string_view> random_key(std::uint64_t random, TimePoint now) const {
-    const Blob* key = engine_->sample_key(random, now);
-    if (key == nullptr) return std::nullopt;
-    return key->view();
+    const Blob* record = engine_->sample_key(random, now);
+    if (record == nullptr) return std::nullopt;
+    return record->key();
   }
   // Frees expired entries among at most `slots` slots; returns how many.
   std::size_t reclaim_expired(std::size_t slots, TimePoint now) {
