@@ -174,6 +174,8 @@ class Cache {
   }
 
   const CacheStats& stats() const noexcept { return stats_; }
+  // Table bytes one entry occupies: its slot and its control byte (not the share of empty slots).
+  static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot) + 1; }
   const CacheOptions& options() const noexcept { return options_; }
   ClockT& clock() noexcept { return clock_; }
   const ClockT& clock() const noexcept { return clock_; }

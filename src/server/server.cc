@@ -1,8 +1,10 @@
 #include "server/server.h"
 
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,12 +22,25 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
 
-// Redis's protected-mode refusal (without the Redis-only remedies it lists).
+// Redis 7.0's protected-mode refusal, verbatim (typo included): clients and people search for
+// it, and every remedy it lists works here too (CONFIG SET protected-mode, --protected-mode no,
+// a password).
 constexpr std::string_view kProtectedMode =
-    "DENIED chronocached is running in protected mode because protected mode is enabled and no "
-    "password is set for the default user. In this mode connections are only accepted from the "
-    "loopback interface. If you want to connect from external computers, either set a password "
-    "with requirepass, or disable protected mode with --protected-mode no.";
+    "DENIED Redis is running in protected mode because protected mode is enabled and no password "
+    "is set for the default user. In this mode connections are only accepted from the loopback "
+    "interface. If you want to connect from external computers to Redis you may adopt one of the "
+    "following solutions: 1) Just disable protected mode sending the command 'CONFIG SET "
+    "protected-mode no' from the loopback interface by connecting to Redis from the same host the "
+    "server is running, however MAKE SURE Redis is not publicly accessible from internet if you do "
+    "so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable "
+    "the protected mode by editing the Redis configuration file, and setting the protected mode "
+    "option to 'no', and then restarting the server. 3) If you started the server manually just "
+    "for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication "
+    "password for the default user. NOTE: You only need to do one of the above things in order "
+    "for the server to start accepting connections from the outside.";
+
+// Descriptors kept for listeners and files besides clients (Redis's CONFIG_MIN_RESERVED_FDS).
+constexpr long long kReservedFds = 32;
 
 int level_rank(std::string_view level) {
   if (level == "debug") return 0;
@@ -73,8 +88,19 @@ Server::~Server() {
 
 void Server::refresh_clock() {
   clock_.refresh();
-  now_ = clock_.now() + std::chrono::milliseconds(state_.clock_offset_ms);
-  unix_ms_ = unix_time_ms() + state_.clock_offset_ms;
+  const chronocache::TimePoint engine_now = clock_.now();
+  // The wall clock is derived from the engine clock by a fixed offset taken at start, so that a
+  // deadline set by unix time (EXPIREAT, PXAT) reads back exactly (PEXPIRETIME): two clocks read
+  // separately drift against each other by a millisecond from batch to batch.
+  if (wall_offset_ms_ == kNoWallOffset) {
+    wall_offset_ms_ = unix_time_ms() - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           engine_now.time_since_epoch())
+                                           .count();
+  }
+  now_ = engine_now + std::chrono::milliseconds(state_.clock_offset_ms);
+  unix_ms_ =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now_.time_since_epoch()).count() +
+      wall_offset_ms_;
 }
 
 void Server::log(const char* level, const std::string& message) {
@@ -85,8 +111,10 @@ void Server::log(const char* level, const std::string& message) {
   localtime_r(&seconds, &tm);
   const std::size_t n = std::strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &tm);
   std::snprintf(stamp + n, sizeof(stamp) - n, ".%03d", static_cast<int>(unix_ms_ % 1000));
-  const char mark = level_rank(level) == 0 ? '.' : level_rank(level) == 1 ? '-'
-                    : level_rank(level) == 2 ? '*' : '#';
+  const char mark = level_rank(level) == 0   ? '.'
+                    : level_rank(level) == 1 ? '-'
+                    : level_rank(level) == 2 ? '*'
+                                             : '#';
   std::ostringstream line;
   line << getpid() << ":M " << stamp << ' ' << mark << ' ' << message << '\n';
   if (state_.config.logfile.empty()) {
@@ -97,14 +125,68 @@ void Server::log(const char* level, const std::string& message) {
   }
 }
 
+// As Redis's adjustOpenFilesLimit: raise the soft descriptor limit to what maxclients needs, and
+// when the hard limit forbids it, lower maxclients instead. Otherwise accept() fails with EMFILE
+// before maxclients is reached, and the client never gets the "max number of clients" error.
+bool Server::fit_maxclients_to_fd_limit(std::string& error) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
+  const long long wanted = state_.config.maxclients + kReservedFds;
+  if (limit.rlim_cur != RLIM_INFINITY && static_cast<long long>(limit.rlim_cur) < wanted) {
+    const rlim_t original = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY
+                         ? static_cast<rlim_t>(wanted)
+                         : std::min(static_cast<rlim_t>(wanted), limit.rlim_max);
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) limit.rlim_cur = original;
+    const auto usable = static_cast<long long>(limit.rlim_cur);
+    if (usable < wanted) {
+      if (usable <= kReservedFds) {
+        error = "Your current 'ulimit -n' of " + std::to_string(usable) +
+                " is not enough for the server to start. Please increase your open file limit to "
+                "at least " +
+                std::to_string(kReservedFds + 1) + ". Exiting.";
+        return false;
+      }
+      log("warning", "You requested maxclients of " + std::to_string(state_.config.maxclients) +
+                         " requiring at least " + std::to_string(wanted) +
+                         " max file descriptors.");
+      state_.config.maxclients = usable - kReservedFds;
+      log("warning", "Current maximum open files is " + std::to_string(usable) +
+                         ". maxclients has been reduced to " +
+                         std::to_string(state_.config.maxclients) +
+                         " to compensate for low ulimit. If you need higher maxclients increase "
+                         "'ulimit -n'.");
+    } else {
+      log("notice", "Increased maximum number of open files to " + std::to_string(usable) +
+                        " (it was originally set to " + std::to_string(original) + ").");
+    }
+  }
+  return true;
+}
+
 bool Server::listen(std::string& error) {
+  if (!fit_maxclients_to_fd_limit(error)) return false;
   std::istringstream addresses(state_.config.bind);
   std::string host;
+  // Port 0 lets the kernel pick a port; every further address listens on the same one, so a
+  // client can reach any of them at the port the log announces.
+  int port = state_.config.port;
   while (addresses >> host) {
-    if (host[0] == '-') host.erase(0, 1);  // redis.conf's "-::1": optional address
-    const int fd = net::listen_tcp(host, state_.config.port, static_cast<int>(state_.config.tcp_backlog), error);
-    if (fd < 0) return false;
+    // redis.conf's "-::1" marks an address that may be missing (no IPv6 here, say); "*" and "::*"
+    // are Redis's names for every IPv4 and every IPv6 address.
+    const bool optional = host[0] == '-';
+    if (optional) host.erase(0, 1);
+    if (host == "*") host = "0.0.0.0";
+    if (host == "::*") host = "::";
+    const int fd = net::listen_tcp(host, port, static_cast<int>(state_.config.tcp_backlog), error);
+    if (fd < 0) {
+      if (!optional) return false;
+      log("warning", "Skipping optional bind address: " + error);
+      error.clear();
+      continue;
+    }
     state_.tcp_port = net::local_port(fd);
+    port = state_.tcp_port;
     listeners_.push_back(std::make_unique<Listener>(*this, fd));
     loop_.add(fd, true, false, listeners_.back().get());
   }
@@ -144,8 +226,12 @@ void Server::accept_from(int listen_fd) {
 void Server::close_session(std::uint64_t id) { sessions_.erase(id); }
 
 void Server::after_batch() {
-  for (ClientState* monitor : state_.monitors) {
-    const auto it = sessions_.find(monitor->id);
+  // By id, from a copy: on_ready() may run a monitor's buffered commands (it was paused), and
+  // MONITOR or RESET among them changes state_.monitors.
+  monitor_ids_.clear();
+  for (const ClientState* monitor : state_.monitors) monitor_ids_.push_back(monitor->id);
+  for (std::uint64_t id : monitor_ids_) {
+    const auto it = sessions_.find(id);
     if (it != sessions_.end() && it->second->has_output()) {
       it->second->on_ready(0);  // flushes, and schedules the close of a monitor that went away
     }
@@ -170,7 +256,8 @@ void Server::on_tick() {
   std::vector<std::uint64_t> idle;
   for (auto& [id, session] : sessions_) {
     ClientState& c = session->client();
-    if (timeout_ms > 0 && !c.monitor && unix_ms_ - c.last_active_ms > timeout_ms) idle.push_back(id);
+    if (timeout_ms > 0 && !c.monitor && unix_ms_ - c.last_active_ms > timeout_ms)
+      idle.push_back(id);
     session->shrink_buffers();
   }
   for (std::uint64_t id : idle) {
@@ -198,7 +285,8 @@ void Server::run() {
       [this] {
         refresh_clock();
         if (g_stop_signal != 0) {
-          log("warning", std::string("Received ") + (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
+          log("warning", std::string("Received ") +
+                             (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
                              " scheduling shutdown...");
           state_.shutdown_requested = true;
         }

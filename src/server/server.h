@@ -36,6 +36,7 @@ class Server {
 
  private:
   class Listener;
+  bool fit_maxclients_to_fd_limit(std::string& error);
   void accept_from(int listen_fd);
   void after_batch();
   void on_tick();
@@ -48,7 +49,11 @@ class Server {
   chronocache::CoarseClock clock_;
   chronocache::TimePoint now_{};
   std::int64_t unix_ms_ = 0;
-  std::vector<std::uint64_t> finished_;  // sessions to destroy after this batch
+  static constexpr std::int64_t kNoWallOffset = INT64_MIN;
+  std::int64_t wall_offset_ms_ = kNoWallOffset;  // unix ms minus engine-clock ms, fixed at start
+  std::vector<std::uint64_t> finished_;          // sessions to destroy after this batch
+  // after_batch's snapshot of the monitors' ids (a member: no allocation per batch).
+  std::vector<std::uint64_t> monitor_ids_;
 };
 
 }  // namespace chronocached

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "server/config/server_config.h"
@@ -41,8 +42,8 @@ struct ClientState {
   bool no_evict = false;
   ReplyMode reply_mode = ReplyMode::kOn;
   bool skip_next_reply = false;
-  std::int64_t created_ms = 0;       // wall clock, for CLIENT LIST age
-  std::int64_t last_active_ms = 0;   // wall clock, for idle and timeout
+  std::int64_t created_ms = 0;      // wall clock, for CLIENT LIST age
+  std::int64_t last_active_ms = 0;  // wall clock, for idle and timeout
   const CommandSpec* last_command = nullptr;
   std::size_t query_buffer_bytes = 0;   // for CLIENT LIST qbuf
   std::size_t output_buffer_bytes = 0;  // for CLIENT LIST omem
@@ -53,6 +54,10 @@ struct ClientState {
   bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
   bool watching = false;
+  bool in_exec = false;  // EXEC is running the queue: MONITOR (and blocking) are refused
+  // WATCHed keys that were live at WATCH: one that is gone at EXEC expired meanwhile, which
+  // aborts the transaction as in Redis (the engine's expiry tells no watcher).
+  std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
 };
 
 struct CommandStats {
@@ -71,6 +76,7 @@ struct ServerStats {
   std::uint64_t keyspace_hits_reset = 0;  // hits/misses at the last CONFIG RESETSTAT
   std::uint64_t keyspace_misses_reset = 0;
   std::uint64_t expired_keys_reset = 0;
+  std::uint64_t evicted_keys_reset = 0;
   std::uint64_t total_error_replies = 0;
   std::map<std::string, CommandStats, std::less<>> commands;  // by lower-case name
   std::map<std::string, std::uint64_t, std::less<>> errors;   // by error code ("ERR", ...)
@@ -86,10 +92,10 @@ struct ServerState {
   Keyspace keyspace;
   ServerStats stats;
   std::mt19937_64 random;
-  std::string run_id;        // 40 hex characters, new per process
+  std::string run_id;         // 40 hex characters, new per process
   std::int64_t start_ms = 0;  // wall clock at start
   std::int64_t last_save_ms = 0;
-  int tcp_port = 0;           // the port actually bound
+  int tcp_port = 0;  // the port actually bound
   std::string executable;
   std::unordered_map<std::uint64_t, ClientState*> clients;  // by id; owned by the sessions
   std::vector<ClientState*> monitors;
@@ -97,6 +103,7 @@ struct ServerState {
   bool shutdown_requested = false;
   std::uint64_t next_client_id = 1;
   std::uint64_t dirty = 0;  // writes since start (rdb_changes_since_last_save)
+  std::size_t used_memory_peak = 0;  // highest used_memory INFO has seen
   // DEBUG ADVANCE-CLOCK (with enable-debug-command): moves both clocks forward, so tests of
   // expiry run without sleeping (memcached's debugtime, for the same reason).
   std::int64_t clock_offset_ms = 0;

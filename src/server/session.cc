@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "server/commands/command_table.h"
@@ -50,9 +51,13 @@ void Session::on_ready(std::uint32_t events) {
   }
   if ((events & EPOLLIN) != 0 && !paused_ && !client_.close_after_reply) read_and_process();
   if (!closed_) flush();
-  if (paused_ && !closed_ && output_.size() - sent_ < kPauseOutputBytes / 2) {
+  // What was read while paused waits in the buffer, and no EPOLLIN will announce it: run it now.
+  // A loop, because the flush may drain everything that run produced; stopping while paused
+  // with nothing to send would leave the client watched for neither reading nor writing. It
+  // ends when the buffered commands are done or the socket stops taking bytes.
+  while (paused_ && !closed_ && output_.size() - sent_ < kPauseOutputBytes / 2) {
     paused_ = false;
-    process();  // what was read while paused waits in the buffer; no new EPOLLIN will announce it
+    process();
     flush();
   }
   update_interest();
@@ -61,7 +66,12 @@ void Session::on_ready(std::uint32_t events) {
 
 void Session::read_and_process() {
   const std::size_t unread = input_.unread_size();
-  char* space = input_.prepare(unread > kReadChunk ? unread : kReadChunk);
+  // Room for as much again as is buffered (doubling keeps an unknown size linear), but no more
+  // than the rest of a bulk whose size was announced: the buffer ends at the value's exact size,
+  // and a client that announces a huge bulk and stalls has not made us reserve it.
+  std::size_t room = std::max(kReadChunk, unread);
+  if (wanted_bytes_ > unread) room = std::max(kReadChunk, std::min(room, wanted_bytes_ - unread));
+  char* space = input_.prepare(room);
   const ssize_t n = read(fd_, space, input_.free_space());
   if (n == 0) {
     closed_ = true;
@@ -76,7 +86,8 @@ void Session::read_and_process() {
   client_.last_active_ms = server_.unix_ms();
   process();
   // Checked after processing, so only a command that cannot complete within the limit counts.
-  if (input_.unread_size() > static_cast<std::size_t>(server_.state().config.client_query_buffer_limit)) {
+  if (input_.unread_size() >
+      static_cast<std::size_t>(server_.state().config.client_query_buffer_limit)) {
     server_.log("warning", "Closing client that reached max query buffer length: id=" +
                                std::to_string(client_.id) + " addr=" + client_.address);
     closed_ = true;
@@ -96,6 +107,7 @@ void Session::process() {
     }
     limits.authenticated = client_.authenticated;
     const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
+    wanted_bytes_ = parsed.wanted;
     if (parsed.status == resp::ParseStatus::kNeedMore) break;
     if (parsed.status == resp::ParseStatus::kEmpty) {
       input_.consume(parsed.consumed);
@@ -145,18 +157,42 @@ bool Session::flush() {
     sent_ += static_cast<std::size_t>(n);
     server_.state().stats.net_output_bytes += static_cast<std::size_t>(n);
   }
-  if (sent_ == output_.size()) {
+  const std::size_t pending = output_.size() - sent_;
+  if (pending == 0) {
     output_.clear();
     sent_ = 0;
-  } else if (output_.size() - sent_ >
-             static_cast<std::size_t>(server_.state().config.client_output_buffer_limit)) {
+    soft_limit_since_ms_ = 0;
+  } else if (over_output_limit(pending)) {
     server_.log("warning", "Client id=" + std::to_string(client_.id) + " addr=" + client_.address +
                                " closed for overcoming of output buffer limits.");
     closed_ = true;
     return false;
+  } else if (sent_ >= output_.size() / 2) {
+    // A client that reads steadily but never quite catches up would otherwise keep every reply
+    // it was ever sent. Dropping the sent half moves at most as many bytes as were sent.
+    output_.erase(0, sent_);
+    sent_ = 0;
   }
   client_.output_buffer_bytes = output_.size() - sent_;
   return true;
+}
+
+// client-output-buffer-limit's normal class, as Redis applies it: past the hard limit at once,
+// past the soft limit when it has stayed past it for more than soft-seconds. 0 disables a limit.
+bool Session::over_output_limit(std::size_t pending) {
+  const ServerConfig& config = server_.state().config;
+  const auto hard = static_cast<std::size_t>(config.client_output_buffer_limit);
+  const auto soft = static_cast<std::size_t>(config.client_output_buffer_soft_limit);
+  if (hard > 0 && pending > hard) return true;
+  if (soft == 0 || pending <= soft) {
+    soft_limit_since_ms_ = 0;
+    return false;
+  }
+  if (soft_limit_since_ms_ == 0) {
+    soft_limit_since_ms_ = server_.unix_ms();
+    return false;
+  }
+  return server_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
 }
 
 void Session::update_interest() {

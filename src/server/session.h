@@ -1,6 +1,7 @@
 // Session: one client connection, bytes in to replies out (Pelikan's process.c, one per client).
 //
-//   socket --read--> Buffer --Parser--> args --execute()--> ReplyWriter --> output --write--> socket
+//   socket --read--> Buffer --Parser--> args --execute()--> ReplyWriter --> output --write-->
+//   socket
 //
 // A readable event reads what the socket has, runs every complete command in it (a pipeline is
 // just several), and flushes all their replies with one write. Back-pressure: while a client's
@@ -46,6 +47,7 @@ class Session final : public net::EventLoop::Handler {
   void read_and_process();
   void process();
   void update_interest();
+  bool over_output_limit(std::size_t pending);
 
   Server& server_;
   int fd_;
@@ -55,8 +57,11 @@ class Session final : public net::EventLoop::Handler {
   resp::Parser parser_;
   std::vector<std::string_view> args_;
   ClientState client_;
+  std::size_t wanted_bytes_ = 0;
+  std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit  // the
+                                          // parser's hint: bytes the partial command needs in all
   bool closed_ = false;
-  bool paused_ = false;   // not reading while output is backed up
+  bool paused_ = false;        // not reading while output is backed up
   bool interest_read_ = true;  // what epoll watches for now
   bool interest_write_ = false;
 };

@@ -1,11 +1,31 @@
-// Server commands: DBSIZE FLUSHDB FLUSHALL (and, as they land: INFO CONFIG COMMAND TIME SHUTDOWN
-// MONITOR LATENCY and the admin no-ops tools send to any Redis).
+// Server commands: DBSIZE FLUSHDB FLUSHALL INFO CONFIG COMMAND TIME SHUTDOWN MONITOR LASTSAVE
+// SAVE BGSAVE, and the diagnostics tools send to any Redis (LATENCY SLOWLOG FUNCTION SCRIPT).
+// INFO, CONFIG, COMMAND and the diagnostics live in their own files; this one holds the table.
+#include <cctype>
+#include <chrono>
+#include <string>
+
 #include "server/commands/arguments.h"
 #include "server/commands/command.h"
+#include "server/commands/command_docs.h"
+#include "server/commands/config_command.h"
+#include "server/commands/diagnostics.h"
 #include "server/commands/errors.h"
+#include "server/commands/info.h"
 
 namespace chronocached {
 namespace {
+
+// Redis refuses these inside MULTI (CMD_NO_MULTI) and the refusal dooms the transaction.
+constexpr std::string_view kNotInTransaction = "ERR Command not allowed inside a transaction";
+constexpr std::string_view kNoSnapshots = "ERR snapshots are not supported yet";
+
+bool refused_in_multi(CommandContext& ctx) {
+  if (!ctx.client.in_multi) return false;
+  ctx.client.multi_error = true;
+  ctx.reply.error(kNotInTransaction);
+  return true;
+}
 
 void dbsize(CommandContext& ctx) {
   ctx.reply.integer(static_cast<long long>(ctx.db().size(ctx.now)));
@@ -34,18 +54,231 @@ void flushall(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-constexpr CommandSpec kCommands[] = {
-    {.name = "dbsize", .arity = 1, .flags = kReadOnly | kFast, .handler = dbsize,
-     .group = "server", .summary = "Returns the number of keys in the database.",
-     .complexity = "O(1)", .acl = "keyspace read fast"},
-    {.name = "flushdb", .arity = -1, .flags = kWrite, .handler = flushdb, .group = "server",
-     .summary = "Remove all keys from the current database.",
+// TIME: wall-clock seconds and microseconds, moved with the server's clock by DEBUG
+// ADVANCE-CLOCK so that it agrees with EXPIREAT and TTL in tests.
+void time_command(CommandContext& ctx) {
+  using std::chrono::microseconds;
+  const long long micros =
+      std::chrono::duration_cast<microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count() +
+      static_cast<long long>(ctx.server.clock_offset_ms) * 1000;
+  ctx.reply.array(2);
+  ctx.reply.bulk(std::to_string(micros / 1'000'000));
+  ctx.reply.bulk(std::to_string(micros % 1'000'000));
+}
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. There is nothing to save yet and no
+// shutdown is ever pending, so every accepted form stops the server at the end of the batch.
+// Redis sends no reply on success: the client sees the connection close.
+void shutdown(CommandContext& ctx) {
+  if (refused_in_multi(ctx)) return;
+  bool save = false, nosave = false, now = false, force = false, abort = false;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    const std::string_view opt = ctx.args[i];
+    if (iequals(opt, "NOSAVE")) {
+      nosave = true;
+    } else if (iequals(opt, "SAVE")) {
+      save = true;
+    } else if (iequals(opt, "NOW")) {
+      now = true;
+    } else if (iequals(opt, "FORCE")) {
+      force = true;
+    } else if (iequals(opt, "ABORT")) {
+      abort = true;
+    } else {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  }
+  if ((abort && (save || nosave || now || force)) || (save && nosave))
+    return ctx.reply.error(errors::kSyntax);
+  if (abort) return ctx.reply.error("ERR No shutdown in progress.");
+  ctx.server.shutdown_requested = true;
+}
+
+// MONITOR: from now on this client receives every command the server runs (command_table.cc
+// writes the lines). A second MONITOR is ignored without a reply, as in Redis.
+void monitor(CommandContext& ctx) {
+  if (ctx.client.in_exec)
+    return ctx.reply.error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  if (ctx.client.monitor) return;
+  ctx.client.monitor = true;
+  ctx.server.monitors.push_back(&ctx.client);
+  ctx.reply.ok();
+}
+
+void lastsave(CommandContext& ctx) {
+  const std::int64_t ms =
+      ctx.server.last_save_ms != 0 ? ctx.server.last_save_ms : ctx.server.start_ms;
+  ctx.reply.integer(static_cast<long long>(ms / 1000));
+}
+
+void save(CommandContext& ctx) {
+  if (refused_in_multi(ctx)) return;
+  ctx.reply.error(kNoSnapshots);
+}
+
+void bgsave(CommandContext& ctx) {
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !iequals(ctx.args[1], "SCHEDULE")))
+    return ctx.reply.error(errors::kSyntax);
+  ctx.reply.error(kNoSnapshots);
+}
+
+// A container's own handler never runs (the dispatcher resolves its subcommands, and arity -2
+// guarantees one); it answers like an unknown subcommand should that change.
+void container(CommandContext& ctx) {
+  std::string name(ctx.args[0]);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ctx.reply.error(errors::unknown_subcommand(ctx.argc() > 1 ? ctx.args[1] : "", name));
+}
+
+// Not constexpr: the containers' subcommand tables live in other files.
+const CommandSpec kCommands[] = {
+    {.name = "dbsize",
+     .arity = 1,
+     .flags = kReadOnly | kFast,
+     .handler = dbsize,
+     .group = "server",
+     .summary = "Return the number of keys in the selected database",
+     .complexity = "O(1)",
+     .acl = "keyspace read fast"},
+    {.name = "flushdb",
+     .arity = -1,
+     .flags = kWrite,
+     .handler = flushdb,
+     .group = "server",
+     .summary = "Remove all keys from the current database",
      .complexity = "O(N) where N is the number of keys in the selected database",
-     .acl = "keyspace write slow dangerous"},
-    {.name = "flushall", .arity = -1, .flags = kWrite, .handler = flushall, .group = "server",
-     .summary = "Removes all keys from all databases.",
+     .acl = "keyspace write slow dangerous",
+     .arguments = "?flush-type(ASYNC|SYNC)"},
+    {.name = "flushall",
+     .arity = -1,
+     .flags = kWrite,
+     .handler = flushall,
+     .group = "server",
+     .summary = "Remove all keys from all databases",
      .complexity = "O(N) where N is the total number of keys in all databases",
-     .acl = "keyspace write slow dangerous"},
+     .acl = "keyspace write slow dangerous",
+     .arguments = "?flush-type(ASYNC|SYNC)"},
+    {.name = "info",
+     .arity = -1,
+     .flags = kLoading | kStale,
+     .handler = info_command,
+     .group = "server",
+     .summary = "Get information and statistics about the server",
+     .complexity = "O(1)",
+     .acl = "slow dangerous",
+     .arguments = "?section:string..."},
+    {.name = "config",
+     .arity = -2,
+     .flags = 0,
+     .handler = container,
+     .group = "server",
+     .summary = "A container for server configuration commands",
+     .since = "2.0.0",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = config_subcommands()},
+    {.name = "command",
+     .arity = -1,
+     .flags = kLoading | kStale,
+     .handler = command_all,
+     .group = "server",
+     .summary = "Get array of Redis command details",
+     .since = "2.8.13",
+     .complexity = "O(N) where N is the total number of Redis commands",
+     .acl = "slow connection",
+     .subcommands = command_subcommands()},
+    {.name = "time",
+     .arity = 1,
+     .flags = kLoading | kStale | kFast,
+     .handler = time_command,
+     .group = "server",
+     .summary = "Return the current server time",
+     .since = "2.6.0",
+     .complexity = "O(1)",
+     .acl = "fast"},
+    {.name = "shutdown",
+     .arity = -1,
+     .flags = kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy,
+     .handler = shutdown,
+     .group = "server",
+     .summary = "Synchronously save the dataset to disk and then shut down the server",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases when "
+                   "saving data, otherwise O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "?nosave-save(NOSAVE|SAVE) ?NOW ?FORCE ?ABORT"},
+    {.name = "monitor",
+     .arity = 1,
+     .flags = kAdmin | kNoScript | kLoading | kStale,
+     .handler = monitor,
+     .group = "server",
+     .summary = "Listen for all requests received by the server in real time",
+     .acl = "admin slow dangerous"},
+    {.name = "lastsave",
+     .arity = 1,
+     .flags = kLoading | kStale | kFast,
+     .handler = lastsave,
+     .group = "server",
+     .summary = "Get the UNIX time stamp of the last successful save to disk",
+     .complexity = "O(1)",
+     .acl = "admin fast dangerous"},
+    {.name = "save",
+     .arity = 1,
+     .flags = kAdmin | kNoScript | kNoMulti,
+     .handler = save,
+     .group = "server",
+     .summary = "Synchronously save the dataset to disk",
+     .complexity = "O(N) where N is the total number of keys in all databases",
+     .acl = "admin slow dangerous"},
+    {.name = "bgsave",
+     .arity = -1,
+     .flags = kAdmin | kNoScript,
+     .handler = bgsave,
+     .group = "server",
+     .summary = "Asynchronously save the dataset to disk",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "?SCHEDULE"},
+    {.name = "latency",
+     .arity = -2,
+     .flags = 0,
+     .handler = container,
+     .group = "server",
+     .summary = "A container for latency diagnostics commands",
+     .since = "2.8.13",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = latency_subcommands()},
+    {.name = "slowlog",
+     .arity = -2,
+     .flags = 0,
+     .handler = container,
+     .group = "server",
+     .summary = "A container for slow log commands",
+     .since = "2.2.12",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = slowlog_subcommands()},
+    {.name = "function",
+     .arity = -2,
+     .flags = 0,
+     .handler = container,
+     .group = "scripting",
+     .summary = "A container for function commands",
+     .since = "7.0.0",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = function_subcommands()},
+    {.name = "script",
+     .arity = -2,
+     .flags = 0,
+     .handler = container,
+     .group = "scripting",
+     .summary = "A container for Lua scripts management commands",
+     .since = "2.6.0",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = script_subcommands()},
 };
 
 }  // namespace

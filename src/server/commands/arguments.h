@@ -15,7 +15,8 @@ bool iequals(std::string_view a, std::string_view b);
 // (except "0" itself), within int64.
 std::optional<std::int64_t> parse_int64(std::string_view text);
 
-// Redis's string2ld / strtold rules for INCRBYFLOAT: no spaces, not NaN, finite.
+// Redis's string2ld, exactly (INCRBYFLOAT): strtold over the whole text, no leading space, not
+// NaN, no overflow to infinity or underflow to zero (a subnormal result is taken).
 std::optional<long double> parse_long_double(std::string_view text);
 
 // A double as Redis's getDoubleFromObject reads it (strtod, whole string, no spaces, not NaN).

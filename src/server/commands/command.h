@@ -21,8 +21,8 @@ enum CommandFlag : std::uint32_t {
   kReadOnly = 1u << 1,  // reads the keyspace
   kDenyOom = 1u << 2,   // may grow memory: refused under maxmemory noeviction when full
   kAdmin = 1u << 3,
-  kNoAuth = 1u << 4,     // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
-  kNoMulti = 1u << 5,    // runs at once inside MULTI instead of being queued
+  kNoAuth = 1u << 4,   // allowed before AUTH (AUTH, HELLO, QUIT, RESET)
+  kNoMulti = 1u << 5,  // runs at once inside MULTI instead of being queued
   kFast = 1u << 6,
   kLoading = 1u << 7,
   kStale = 1u << 8,

@@ -18,8 +18,8 @@ struct Registry {
   std::vector<const CommandSpec*> all;
 
   Registry() {
-    for (auto family : {string_commands(), keyspace_commands(), ttl_commands(),
-                        admin_commands(), connection_commands(), transaction_commands(), debug_commands()}) {
+    for (auto family : {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
+                        connection_commands(), transaction_commands(), debug_commands()}) {
       for (const CommandSpec& spec : family) {
         by_name.emplace(spec.name, &spec);
         all.push_back(&spec);
@@ -164,8 +164,8 @@ void execute_now(CommandContext& ctx, const CommandSpec& spec) {
   std::string composite;
   if (ctx.args.size() >= 2 && find_command(ctx.args[0]) != &spec) {
     const CommandSpec* parent = find_command(ctx.args[0]);
-    composite = std::string(parent != nullptr ? parent->name : ctx.args[0]) + "|" +
-                std::string(spec.name);
+    composite =
+        std::string(parent != nullptr ? parent->name : ctx.args[0]) + "|" + std::string(spec.name);
     key = composite;
   }
   auto it = ctx.server.stats.commands.find(key);

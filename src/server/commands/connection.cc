@@ -1,7 +1,12 @@
-// Connection commands: PING ECHO QUIT RESET SELECT AUTH HELLO CLIENT.
+// Connection commands: PING ECHO QUIT RESET SELECT AUTH HELLO, and the CLIENT container (its
+// subcommands are in client_command.cc).
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "server/commands/arguments.h"
+#include "server/commands/client_command.h"
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
 #include "server/version.h"
@@ -24,7 +29,10 @@ void quit(CommandContext& ctx) {
 
 void select(CommandContext& ctx) {
   const auto index = parse_int64(ctx.args[1]);
-  if (!index || *index < INT32_MIN || *index > INT32_MAX) return ctx.reply.error(errors::kNotInteger);
+  if (!index) return ctx.reply.error(errors::kNotInteger);
+  if (*index < INT32_MIN || *index > INT32_MAX)
+    return ctx.reply.error(
+        "ERR value is out of range, value must between -2147483648 and 2147483647");
   if (*index < 0 || static_cast<std::size_t>(*index) >= ctx.server.keyspace.count())
     return ctx.reply.error(errors::kDbIndexOutOfRange);
   ctx.client.db = static_cast<std::size_t>(*index);
@@ -48,45 +56,52 @@ void auth(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
+// HELLO [protover [AUTH username password] [SETNAME clientname]], in Redis's order: parse,
+// authenticate, require authentication, name, then switch protocol and describe the server.
 void hello(CommandContext& ctx) {
   int protocol = ctx.client.protocol;
   std::size_t i = 1;
   if (ctx.argc() >= 2) {
     const auto version = parse_int64(ctx.args[1]);
     if (!version) return ctx.reply.error("ERR Protocol version is not an integer or out of range");
-    if (*version < 2 || *version > 3) return ctx.reply.error("NOPROTO unsupported protocol version");
+    if (*version < 2 || *version > 3)
+      return ctx.reply.error("NOPROTO unsupported protocol version");
     protocol = static_cast<int>(*version);
     i = 2;
   }
-  std::string_view setname;
+  std::string_view user, password, setname;
+  bool has_auth = false;
   bool has_setname = false;
-  bool authenticated_now = false;
   for (; i < ctx.argc(); ++i) {
-    const bool more = i + 1 < ctx.argc();
-    if (iequals(ctx.args[i], "AUTH") && i + 2 < ctx.argc()) {
-      if (!credentials_ok(ctx.server, ctx.args[i + 1], ctx.args[i + 2]))
-        return ctx.reply.error(errors::kWrongPass);
-      authenticated_now = true;
+    const std::size_t more = ctx.argc() - 1 - i;
+    if (iequals(ctx.args[i], "AUTH") && more >= 2) {
+      user = ctx.args[i + 1];
+      password = ctx.args[i + 2];
+      has_auth = true;
       i += 2;
-    } else if (iequals(ctx.args[i], "SETNAME") && more) {
-      setname = ctx.args[i + 1];
+    } else if (iequals(ctx.args[i], "SETNAME") && more >= 1) {
+      setname = ctx.args[++i];
       has_setname = true;
-      for (char c : setname)
-        if (c < '!' || c > '~')
-          return ctx.reply.error("ERR Client names cannot contain spaces, newlines or special characters.");
-      ++i;
     } else {
-      return ctx.reply.error("ERR Syntax error in HELLO option '" + std::string(ctx.args[i]) + "'");
+      std::string text = "ERR Syntax error in HELLO option '";
+      text.append(ctx.args[i]).append("'");
+      return ctx.reply.error(text);
     }
   }
-  if (!ctx.client.authenticated && !authenticated_now && !ctx.server.config.requirepass.empty()) {
+  if (has_auth) {
+    if (!credentials_ok(ctx.server, user, password)) return ctx.reply.error(errors::kWrongPass);
+    ctx.client.authenticated = true;
+  }
+  if (!ctx.client.authenticated && !ctx.server.config.requirepass.empty()) {
     return ctx.reply.error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
-        "RESP protocol version at the same time");
+        "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+        "protocol version at the same time");
   }
-  if (authenticated_now) ctx.client.authenticated = true;
-  if (has_setname) ctx.client.name = std::string(setname);
+  if (has_setname) {
+    if (!valid_client_name(setname)) return ctx.reply.error(kBadClientName);
+    ctx.client.name = std::string(setname);
+  }
   ctx.client.protocol = protocol;
   ctx.reply.set_protocol(protocol);
   ctx.reply.map(7);
@@ -106,6 +121,7 @@ void hello(CommandContext& ctx) {
   ctx.reply.array(0);
 }
 
+// RESET: the connection as it was when it opened (Redis's clearClientConnectionState).
 void reset(CommandContext& ctx) {
   ClientState& c = ctx.client;
   c.in_multi = false;
@@ -113,10 +129,12 @@ void reset(CommandContext& ctx) {
   c.queued.clear();
   if (c.watching) ctx.server.keyspace.watches().unwatch_all(c.id);
   c.watching = false;
+  c.watched_live_keys.clear();
   c.db = 0;
   c.protocol = 2;
   ctx.reply.set_protocol(2);
   c.reply_mode = ReplyMode::kOn;
+  c.skip_next_reply = false;
   c.name.clear();
   c.no_evict = false;
   if (c.monitor) {
@@ -127,25 +145,88 @@ void reset(CommandContext& ctx) {
   ctx.reply.simple("RESET");
 }
 
-constexpr CommandSpec kCommands[] = {
-    {.name = "ping", .arity = -1, .flags = kFast | kStale, .handler = ping, .group = "connection",
-     .summary = "Returns the server's liveliness response.", .acl = "fast connection"},
-    {.name = "echo", .arity = 2, .flags = kFast | kLoading | kStale, .handler = echo,
-     .group = "connection", .summary = "Returns the given string.", .acl = "fast connection"},
-    {.name = "quit", .arity = -1, .flags = kNoAuth | kNoMulti | kFast | kLoading | kStale,
-     .handler = quit, .group = "connection", .summary = "Closes the connection.",
+// The CLIENT handler itself never runs: arity -2 means a subcommand is always resolved.
+void client_container(CommandContext& ctx) {
+  ctx.reply.error(errors::unknown_subcommand(ctx.args[1], "CLIENT"));
+}
+
+// Not constexpr: CLIENT's subcommand table lives in client_command.cc.
+const CommandSpec kCommands[] = {
+    {.name = "ping",
+     .arity = -1,
+     .flags = kFast,
+     .handler = ping,
+     .group = "connection",
+     .summary = "Ping the server",
+     .complexity = "O(1)",
+     .acl = "fast connection",
+     .arguments = "?message:string"},
+    {.name = "echo",
+     .arity = 2,
+     .flags = kFast | kLoading | kStale,
+     .handler = echo,
+     .group = "connection",
+     .summary = "Echo the given string",
+     .complexity = "O(1)",
+     .acl = "fast connection",
+     .arguments = "message:string"},
+    {.name = "quit",
+     .arity = -1,
+     .flags = kNoAuth | kNoMulti | kNoScript | kFast | kLoading | kStale | kAllowBusy,
+     .handler = quit,
+     .group = "connection",
+     .summary = "Close the connection",
+     .complexity = "O(1)",
      .acl = "fast connection"},
-    {.name = "reset", .arity = 1, .flags = kNoAuth | kNoMulti | kFast | kLoading | kStale,
-     .handler = reset, .group = "connection", .summary = "Resets the connection.",
-     .since = "6.2.0", .acl = "fast connection"},
-    {.name = "select", .arity = 2, .flags = kFast | kLoading | kStale, .handler = select,
-     .group = "connection", .summary = "Changes the selected database.", .acl = "fast connection"},
-    {.name = "auth", .arity = -2, .flags = kNoAuth | kNoMulti | kFast | kLoading | kStale | kSkipMonitor,
-     .handler = auth, .group = "connection", .summary = "Authenticates the connection.",
+    {.name = "reset",
+     .arity = 1,
+     .flags = kNoAuth | kNoMulti | kNoScript | kFast | kLoading | kStale | kAllowBusy,
+     .handler = reset,
+     .group = "connection",
+     .summary = "Reset the connection",
+     .since = "6.2.0",
+     .complexity = "O(1)",
      .acl = "fast connection"},
-    {.name = "hello", .arity = -1, .flags = kNoAuth | kNoMulti | kFast | kLoading | kStale | kSkipMonitor,
-     .handler = hello, .group = "connection",
-     .summary = "Handshakes with the Redis server.", .since = "6.0.0", .acl = "fast connection"},
+    {.name = "select",
+     .arity = 2,
+     .flags = kFast | kLoading | kStale,
+     .handler = select,
+     .group = "connection",
+     .summary = "Change the selected database for the current connection",
+     .complexity = "O(1)",
+     .acl = "fast connection",
+     .arguments = "index:integer"},
+    // AUTH and HELLO are queued inside MULTI like any command, as Redis 7.0 does.
+    {.name = "auth",
+     .arity = -2,
+     .flags = kNoAuth | kFast | kLoading | kStale | kSkipMonitor | kNoScript | kAllowBusy,
+     .handler = auth,
+     .group = "connection",
+     .summary = "Authenticate to the server",
+     .complexity = "O(N) where N is the number of passwords defined for the user",
+     .acl = "fast connection",
+     .arguments = "?username:string password:string"},
+    {.name = "hello",
+     .arity = -1,
+     .flags = kNoAuth | kFast | kLoading | kStale | kSkipMonitor | kNoScript | kAllowBusy,
+     .handler = hello,
+     .group = "connection",
+     .summary = "Handshake with Redis",
+     .since = "6.0.0",
+     .complexity = "O(1)",
+     .acl = "fast connection",
+     .arguments = "?arguments{protover:integer,?AUTH=username-password{username:string,"
+                  "password:string},?SETNAME=clientname:string}"},
+    {.name = "client",
+     .arity = -2,
+     .flags = 0,
+     .handler = client_container,
+     .group = "connection",
+     .summary = "A container for client connection commands",
+     .since = "2.4.0",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = client_subcommands()},
 };
 
 }  // namespace

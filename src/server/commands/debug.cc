@@ -44,8 +44,12 @@ void debug(CommandContext& ctx) {
 }
 
 constexpr CommandSpec kCommands[] = {
-    {.name = "debug", .arity = -2, .flags = kAdmin | kNoScript | kLoading | kStale,
-     .handler = debug, .group = "server", .summary = "A container for debugging commands.",
+    {.name = "debug",
+     .arity = -2,
+     .flags = kAdmin | kNoScript | kLoading | kStale,
+     .handler = debug,
+     .group = "server",
+     .summary = "A container for debugging commands.",
      .acl = "admin slow dangerous"},
 };
 

@@ -7,8 +7,8 @@ namespace chronocached::errors {
 
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
   // Redis quotes at most 128 bytes of the name and of each argument.
-  std::string text = "ERR unknown command '" + std::string(name.substr(0, 128)) +
-                     "', with args beginning with: ";
+  std::string text =
+      "ERR unknown command '" + std::string(name.substr(0, 128)) + "', with args beginning with: ";
   for (std::string_view a : args) {
     if (text.size() > 1024) break;
     text.push_back('\'');

@@ -1,89 +1,879 @@
-// String commands: GET SET ... (issue 3's list).
+// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX APPEND STRLEN
+// GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS.
+//
+// Each handler follows Redis 7.0's t_string.c step for step, because the order of its checks is
+// visible to clients: which error wins when two apply, whether a missing key answers before a
+// bad argument is noticed (GETEX, GETRANGE), and which writes happen before a reply.
+//
+// TTL semantics, as Redis: a write that replaces the value (SET without KEEPTTL, GETSET, MSET)
+// drops the deadline; an edit of the value (APPEND, SETRANGE, INCR...) keeps it. Edits happen in
+// place through Db::find_mutable, so they keep the deadline without reading it, and the hot ones
+// (GET, SET, INCR) build no std::string.
+//
+// Every value is read through lookup_string(): the one place that will answer WRONGTYPE once a
+// key can hold another type.
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "server/commands/arguments.h"
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
+#include "server/commands/lcs.h"
 
 namespace chronocached {
 namespace {
 
+using chronocache::Duration;
+
+constexpr std::string_view kIncrNanOrInfinity = "ERR increment would produce NaN or Infinity";
+constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
+constexpr std::string_view kLcsWrongType = "ERR The specified keys must contain string values";
+constexpr std::string_view kLcsIdxAndLen =
+    "ERR If you want both the length and indexes, please just use IDX.";
+constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
+constexpr std::string_view kLcsNoMemory =
+    "ERR Insufficient memory, failed allocating transient memory for LCS";
+
+// A Blob holds at most 2^31 - 1 bytes (its size field's range). Redis's only bound is
+// proto-max-bulk-len, which may be configured higher; past this we refuse with Redis's error.
+constexpr std::uint64_t kMaxStringBytes = (std::uint64_t{1} << 31) - 1;
+
+// LCS fills an (N+1) x (M+1) table of 32-bit lengths (lcs.h). Redis allocates whatever malloc
+// grants and refuses only when that fails; we refuse past 512 MiB of table (2^27 cells, two
+// strings of about 11,500 bytes; the size of Redis's largest string), with Redis's error, so one
+// command can neither exhaust memory nor stall the event loop for much more than a second (the
+// time Redis itself takes to fill such a table).
+constexpr std::uint64_t kMaxLcsCells = std::uint64_t{1} << 27;
+
+// Redis's MAX_LONG_DOUBLE_CHARS: the longest float argument string2ld reads.
+constexpr std::size_t kMaxLongDoubleChars = 5 * 1024;
+
+// ---- Lookup ---------------------------------------------------------------------------------
+
+// The live string at `key` in `value` (nullptr when missing). False, after replying `wrong_type`,
+// when the key holds another type: not possible yet, as every value is a string.
+bool lookup_string(CommandContext& ctx, std::string_view key, Blob*& value,
+                   std::string_view wrong_type = errors::kWrongType) {
+  static_cast<void>(wrong_type);
+  value = ctx.db().find_mutable(key, ctx.now);
+  return true;
+}
+
+// Redis's checkStringLength: false, after replying, when a string of `offset + extra` bytes would
+// pass proto-max-bulk-len. Both are below 2^63, so the sum cannot wrap.
+bool fits_string_limit(CommandContext& ctx, std::uint64_t offset, std::uint64_t extra) {
+  const std::uint64_t total = offset + extra;
+  if (total > static_cast<std::uint64_t>(ctx.server.config.proto_max_bulk_len) ||
+      total > kMaxStringBytes) {
+    ctx.reply.error(errors::kStringTooLong);
+    return false;
+  }
+  return true;
+}
+
+// Redis compares option names as C strings (strcasecmp, opt[2] == '\0'): bytes after an
+// embedded NUL are not part of the name.
+std::string_view option_name(std::string_view arg) {
+  const auto nul = arg.find('\0');
+  return nul == std::string_view::npos ? arg : arg.substr(0, nul);
+}
+
+// ---- SET's and GETEX's options -------------------------------------------------------------
+
+enum ExtendedFlag : std::uint32_t {
+  kNx = 1u << 0,
+  kXx = 1u << 1,
+  kGet = 1u << 2,
+  kKeepTtl = 1u << 3,
+  kPersist = 1u << 4,
+  kEx = 1u << 5,
+  kPx = 1u << 6,
+  kExAt = 1u << 7,
+  kPxAt = 1u << 8,
+};
+constexpr std::uint32_t kAnyExpire = kEx | kPx | kExAt | kPxAt;
+
+enum class OptionsOf { kSet, kGetEx };
+
+struct ExtendedOptions {
+  std::uint32_t flags = 0;
+  std::string_view expire_amount;  // the argument after the last EX/PX/EXAT/PXAT
+};
+
+// Redis's parseExtendedStringArgumentsOrReply, condition for condition. NX/XX and the expire
+// options exclude each other, but one option may repeat ("EX 1 EX 2" sets 2 s); the amount is
+// read only after every option parsed, so a syntax error wins over a bad number.
+bool parse_extended_options(CommandContext& ctx, OptionsOf command, ExtendedOptions& out) {
+  const bool is_set = command == OptionsOf::kSet;
+  std::uint32_t& flags = out.flags;
+  for (std::size_t i = is_set ? 3 : 2; i < ctx.argc(); ++i) {
+    const std::string_view opt = option_name(ctx.args[i]);
+    const bool has_next = i + 1 < ctx.argc();
+    // The expire options each exclude KEEPTTL, PERSIST and the other three.
+    const auto expire_allowed = [&](std::uint32_t self) {
+      return (flags & (kKeepTtl | kPersist | (kAnyExpire & ~self))) == 0 && has_next;
+    };
+    std::uint32_t expire_flag = 0;
+    if (is_set && iequals(opt, "NX") && (flags & kXx) == 0) {
+      flags |= kNx;
+    } else if (is_set && iequals(opt, "XX") && (flags & kNx) == 0) {
+      flags |= kXx;
+    } else if (is_set && iequals(opt, "GET")) {
+      flags |= kGet;
+    } else if (is_set && iequals(opt, "KEEPTTL") && (flags & (kPersist | kAnyExpire)) == 0) {
+      flags |= kKeepTtl;
+    } else if (!is_set && iequals(opt, "PERSIST") && (flags & (kKeepTtl | kAnyExpire)) == 0) {
+      flags |= kPersist;
+    } else if (iequals(opt, "EX") && expire_allowed(kEx)) {
+      expire_flag = kEx;
+    } else if (iequals(opt, "PX") && expire_allowed(kPx)) {
+      expire_flag = kPx;
+    } else if (iequals(opt, "EXAT") && expire_allowed(kExAt)) {
+      expire_flag = kExAt;
+    } else if (iequals(opt, "PXAT") && expire_allowed(kPxAt)) {
+      expire_flag = kPxAt;
+    } else {
+      ctx.reply.error(errors::kSyntax);
+      return false;
+    }
+    if (expire_flag != 0) {
+      flags |= expire_flag;
+      out.expire_amount = ctx.args[++i];
+    }
+  }
+  return true;
+}
+
+// `now + ms`, saturated below kNoExpiry: PXAT 9223372036854775807 is a deadline, not "never".
+TimePoint deadline_after(TimePoint now, std::int64_t ms) {
+  const std::int64_t latest = TimePoint::max().time_since_epoch().count() - 1;
+  const std::int64_t base = now.time_since_epoch().count();
+  if (ms > 0 && base > latest - ms) return TimePoint(Duration(latest));
+  return now + Duration(ms);
+}
+
+// Redis's getExpireMillisecondsOrReply, then the engine deadline. nullopt after replying.
+// `command` names the command in "invalid expire time in '<command>' command".
+std::optional<TimePoint> expire_deadline(CommandContext& ctx, std::uint32_t flags,
+                                         std::string_view amount, std::string_view command) {
+  const auto parsed = parse_int64(amount);
+  if (!parsed) {
+    ctx.reply.error(errors::kNotInteger);
+    return std::nullopt;
+  }
+  const bool seconds = (flags & (kEx | kExAt)) != 0;
+  const bool relative = (flags & (kEx | kPx)) != 0;
+  std::int64_t ms = *parsed;
+  // Zero or negative, or an overflow once in milliseconds or once made absolute.
+  if (ms <= 0 || (seconds && ms > INT64_MAX / 1000)) {
+    ctx.reply.error(errors::invalid_expire(command));
+    return std::nullopt;
+  }
+  if (seconds) ms *= 1000;
+  if (relative) {
+    if (ms > INT64_MAX - ctx.unix_ms) {
+      ctx.reply.error(errors::invalid_expire(command));
+      return std::nullopt;
+    }
+    return deadline_after(ctx.now, ms);
+  }
+  // An absolute time converts through the wall clock read with `now`; a past one is a deadline
+  // at or before `now`, which the engine treats as already expired.
+  return deadline_after(ctx.now, ms - ctx.unix_ms);
+}
+
+// ---- SET and its older forms ------------------------------------------------------------------
+
+enum class SetReply { kOkOrNull, kOneOrZero };  // SET, SETEX, PSETEX / SETNX
+
+// Redis's setGenericCommand: the GET reply comes first (and stands even when NX/XX then
+// declines); a declined write answers null (0 for SETNX); else the value replaces the old one,
+// its deadline the new one, the old one (KEEPTTL) or none.
+void set_generic(CommandContext& ctx, std::string_view key, std::string_view value,
+                 const ExtendedOptions& options, std::string_view command, SetReply reply) {
+  const std::uint32_t flags = options.flags;
+  TimePoint deadline = kNoExpiry;
+  if ((flags & kAnyExpire) != 0) {
+    const auto parsed = expire_deadline(ctx, flags, options.expire_amount, command);
+    if (!parsed) return;
+    deadline = *parsed;
+  }
+  Db& db = ctx.db();
+  bool found = false;
+  if ((flags & kGet) != 0) {
+    Blob* old = nullptr;
+    if (!lookup_string(ctx, key, old)) return;
+    if (old != nullptr) {
+      ctx.reply.bulk(old->view());
+    } else {
+      ctx.reply.null();
+    }
+    found = old != nullptr;
+  } else if ((flags & (kNx | kXx)) != 0) {
+    found = db.exists(key, ctx.now);
+  }
+  if ((flags & kKeepTtl) != 0) {
+    const auto old_deadline = db.deadline(key, ctx.now);
+    found = old_deadline.has_value();
+    if (found) deadline = *old_deadline;
+  }
+  if (((flags & kNx) != 0 && found) || ((flags & kXx) != 0 && !found)) {
+    if ((flags & kGet) != 0) return;
+    return reply == SetReply::kOneOrZero ? ctx.reply.integer(0) : ctx.reply.null();
+  }
+  db.put(key, value, deadline, ctx.now);
+  ++ctx.server.dirty;
+  if ((flags & kGet) != 0) return;
+  if (reply == SetReply::kOneOrZero) return ctx.reply.integer(1);
+  ctx.reply.ok();
+}
+
 void get(CommandContext& ctx) {
-  const Blob* value = ctx.db().find(ctx.args[1], ctx.now);
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], value)) return;
   if (value == nullptr) return ctx.reply.null();
   ctx.reply.bulk(value->view());
 }
 
 // SET key value [NX | XX] [GET] [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
 void set(CommandContext& ctx) {
-  bool nx = false, xx = false, get_old = false, keepttl = false;
-  bool has_expire = false;
-  std::int64_t amount = 0;
-  char unit = 0;  // 's' 'm' (ms), 'S' (unix s), 'M' (unix ms)
+  if (ctx.argc() == 3) {  // the common case: no options, so no lookup before the write
+    ctx.db().put(ctx.args[1], ctx.args[2], kNoExpiry, ctx.now);
+    ++ctx.server.dirty;
+    return ctx.reply.ok();
+  }
+  ExtendedOptions options;
+  if (!parse_extended_options(ctx, OptionsOf::kSet, options)) return;
+  set_generic(ctx, ctx.args[1], ctx.args[2], options, "set", SetReply::kOkOrNull);
+}
+
+void setnx(CommandContext& ctx) {
+  set_generic(ctx, ctx.args[1], ctx.args[2], ExtendedOptions{.flags = kNx, .expire_amount = {}},
+              "setnx", SetReply::kOneOrZero);
+}
+
+void setex(CommandContext& ctx) {
+  set_generic(ctx, ctx.args[1], ctx.args[3],
+              ExtendedOptions{.flags = kEx, .expire_amount = ctx.args[2]}, "setex",
+              SetReply::kOkOrNull);
+}
+
+void psetex(CommandContext& ctx) {
+  set_generic(ctx, ctx.args[1], ctx.args[3],
+              ExtendedOptions{.flags = kPx, .expire_amount = ctx.args[2]}, "psetex",
+              SetReply::kOkOrNull);
+}
+
+void getset(CommandContext& ctx) {
+  Blob* old = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], old)) return;
+  if (old != nullptr) {
+    ctx.reply.bulk(old->view());
+  } else {
+    ctx.reply.null();
+  }
+  ctx.db().put(ctx.args[1], ctx.args[2], kNoExpiry, ctx.now);
+  ++ctx.server.dirty;
+}
+
+void getdel(CommandContext& ctx) {
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], value)) return;
+  if (value == nullptr) return ctx.reply.null();
+  ctx.reply.bulk(value->view());
+  ctx.db().erase(ctx.args[1], ctx.now);
+  ++ctx.server.dirty;
+}
+
+// GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. As Redis: options are checked
+// first, then a missing key answers null before the amount is read.
+void getex(CommandContext& ctx) {
+  ExtendedOptions options;
+  if (!parse_extended_options(ctx, OptionsOf::kGetEx, options)) return;
+  const std::string_view key = ctx.args[1];
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, key, value)) return;
+  if (value == nullptr) return ctx.reply.null();
+  Db& db = ctx.db();
+  if ((options.flags & kAnyExpire) != 0) {
+    const auto deadline = expire_deadline(ctx, options.flags, options.expire_amount, "getex");
+    if (!deadline) return;
+    ctx.reply.bulk(value->view());
+    db.set_deadline(key, *deadline, ctx.now);  // at or before now (a past EXAT): deletes
+    ++ctx.server.dirty;
+    return;
+  }
+  ctx.reply.bulk(value->view());
+  if ((options.flags & kPersist) != 0 && db.deadline(key, ctx.now) != kNoExpiry) {
+    db.set_deadline(key, kNoExpiry, ctx.now);
+    ++ctx.server.dirty;
+  }
+}
+
+// ---- Several keys
+// --------------------------------------------------------------------------------
+
+void mget(CommandContext& ctx) {
+  Db& db = ctx.db();
+  ctx.reply.array(ctx.argc() - 1);
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    // A key of another type is a null here, not WRONGTYPE (Redis's MGET).
+    const Blob* value = db.find(ctx.args[i], ctx.now);
+    if (value == nullptr) {
+      ctx.reply.null();
+    } else {
+      ctx.reply.bulk(value->view());
+    }
+  }
+}
+
+void mset(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) return ctx.reply.error(errors::wrong_arity("mset"));
+  Db& db = ctx.db();
+  for (std::size_t i = 1; i < ctx.argc(); i += 2)
+    db.put(ctx.args[i], ctx.args[i + 1], kNoExpiry, ctx.now);
+  ctx.server.dirty += (ctx.argc() - 1) / 2;
+  ctx.reply.ok();
+}
+
+void msetnx(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) return ctx.reply.error(errors::wrong_arity("msetnx"));
+  Db& db = ctx.db();
+  for (std::size_t i = 1; i < ctx.argc(); i += 2)
+    if (db.exists(ctx.args[i], ctx.now)) return ctx.reply.integer(0);
+  for (std::size_t i = 1; i < ctx.argc(); i += 2)
+    db.put(ctx.args[i], ctx.args[i + 1], kNoExpiry, ctx.now);
+  ctx.server.dirty += (ctx.argc() - 1) / 2;
+  ctx.reply.integer(1);
+}
+
+// ---- Editing in place
+// ------------------------------------------------------------------------------
+
+// APPEND key value: creates the key (even with an empty value) or grows it in place.
+void append(CommandContext& ctx) {
+  const std::string_view key = ctx.args[1];
+  const std::string_view more = ctx.args[2];
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, key, value)) return;
+  std::size_t total = more.size();
+  if (value == nullptr) {
+    ctx.db().put(key, more, kNoExpiry, ctx.now);
+  } else {
+    if (!fits_string_limit(ctx, value->size(), more.size())) return;
+    value->append(more);
+    ctx.db().touch(key);
+    total = value->size();
+  }
+  ++ctx.server.dirty;
+  ctx.reply.integer(static_cast<long long>(total));
+}
+
+void strlen_command(CommandContext& ctx) {
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], value)) return;
+  ctx.reply.integer(value == nullptr ? 0 : static_cast<long long>(value->size()));
+}
+
+// GETRANGE key start end (and SUBSTR): Redis 7.0's clamping, including its quirks (a range wholly
+// before the string still yields the first byte: "GETRANGE k -100 -50" is "H").
+void getrange(CommandContext& ctx) {
+  const auto start_arg = parse_int64(ctx.args[2]);
+  if (!start_arg) return ctx.reply.error(errors::kNotInteger);
+  const auto end_arg = parse_int64(ctx.args[3]);
+  if (!end_arg) return ctx.reply.error(errors::kNotInteger);
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], value)) return;
+  if (value == nullptr) return ctx.reply.bulk("");
+  const std::string_view bytes = value->view();
+  const auto length = static_cast<std::int64_t>(bytes.size());  // below 2^31: no overflow below
+  std::int64_t start = *start_arg;
+  std::int64_t end = *end_arg;
+  if (start < 0 && end < 0 && start > end) return ctx.reply.bulk("");
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= length) end = length - 1;
+  if (start > end || length == 0) return ctx.reply.bulk("");
+  ctx.reply.bulk(
+      bytes.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
+}
+
+// SETRANGE key offset value: zero-fills up to `offset`; an empty value changes nothing (and
+// creates no key) but still answers the length.
+void setrange(CommandContext& ctx) {
+  const std::string_view key = ctx.args[1];
+  const std::string_view bytes = ctx.args[3];
+  const auto offset = parse_int64(ctx.args[2]);
+  if (!offset) return ctx.reply.error(errors::kNotInteger);
+  if (*offset < 0) return ctx.reply.error(errors::kBitOffset);
+  const auto at = static_cast<std::uint64_t>(*offset);
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, key, value)) return;
+  if (bytes.empty())
+    return ctx.reply.integer(value == nullptr ? 0 : static_cast<long long>(value->size()));
+  if (!fits_string_limit(ctx, at, bytes.size())) return;
+  if (value == nullptr) {
+    // Created empty, then written in place: the block is sized and marked as an edited
+    // ("raw") string, as Redis's SETRANGE makes it.
+    ctx.db().put(key, std::string_view(), kNoExpiry, ctx.now);
+    value = ctx.db().find_mutable(key, ctx.now);
+  }
+  value->write_at(static_cast<std::size_t>(at), bytes);
+  ctx.db().touch(key);
+  const std::size_t total = value->size();
+  ++ctx.server.dirty;
+  ctx.reply.integer(static_cast<long long>(total));
+}
+
+// ---- Counters
+// ------------------------------------------------------------------------------------
+
+// Redis's incrDecrCommand: the value must read as a canonical int64 ("012", " 1", "1.0" do not),
+// and the sum must not overflow. The result is rewritten in place, keeping the deadline.
+void incr_by(CommandContext& ctx, std::int64_t increment) {
+  const std::string_view key = ctx.args[1];
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, key, value)) return;
+  std::int64_t current = 0;
+  if (value != nullptr) {
+    const auto parsed = parse_int64(value->view());
+    if (!parsed) return ctx.reply.error(errors::kNotInteger);
+    current = *parsed;
+  }
+  if ((increment < 0 && current < 0 && increment < INT64_MIN - current) ||
+      (increment > 0 && current > 0 && increment > INT64_MAX - current))
+    return ctx.reply.error(errors::kOverflow);
+  const std::int64_t result = current + increment;
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), result);
+  const std::string_view text(digits, static_cast<std::size_t>(end - digits));
+  if (value == nullptr) {
+    ctx.db().put(key, text, kNoExpiry, ctx.now);
+  } else {
+    value->assign(text);  // keeps the key, its deadline and, if it fits, the block
+    ctx.db().touch(key);
+  }
+  ++ctx.server.dirty;
+  ctx.reply.integer(result);
+}
+
+void incr(CommandContext& ctx) { incr_by(ctx, 1); }
+void decr(CommandContext& ctx) { incr_by(ctx, -1); }
+
+void incrby(CommandContext& ctx) {
+  const auto increment = parse_int64(ctx.args[2]);
+  if (!increment) return ctx.reply.error(errors::kNotInteger);
+  incr_by(ctx, *increment);
+}
+
+void decrby(CommandContext& ctx) {
+  const auto decrement = parse_int64(ctx.args[2]);
+  if (!decrement) return ctx.reply.error(errors::kNotInteger);
+  if (*decrement == INT64_MIN) return ctx.reply.error(kDecrementOverflow);  // cannot be negated
+  incr_by(ctx, -*decrement);
+}
+
+// INCRBYFLOAT key increment: long double arithmetic, the result written as %.17Lf without
+// trailing zeros (resp::format_long_double), the deadline kept.
+void incrbyfloat(CommandContext& ctx) {
+  const std::string_view key = ctx.args[1];
+  Blob* value = nullptr;
+  if (!lookup_string(ctx, key, value)) return;
+  long double current = 0;
+  if (value != nullptr) {
+    const auto parsed = parse_long_double(value->view());
+    if (!parsed) return ctx.reply.error(errors::kNotFloat);
+    current = *parsed;
+  }
+  const auto increment = parse_long_double(ctx.args[2]);
+  if (!increment) return ctx.reply.error(errors::kNotFloat);
+  const long double result = current + *increment;
+  if (std::isnan(result) || std::isinf(result)) return ctx.reply.error(kIncrNanOrInfinity);
+  const std::string text = resp::format_long_double(result);
+  if (value == nullptr) {
+    ctx.db().put(key, text, kNoExpiry, ctx.now);
+  } else {
+    value->assign(text);  // keeps the key, its deadline and, if it fits, the block
+    ctx.db().touch(key);
+  }
+  ++ctx.server.dirty;
+  ctx.reply.bulk(text);
+}
+
+// ---- LCS
+// ---------------------------------------------------------------------------------------------
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]. A missing key is an empty string.
+void lcs(CommandContext& ctx) {
+  // Copy the first value: the second lookup may move entries (it removes an expired one).
+  Blob* first = nullptr;
+  if (!lookup_string(ctx, ctx.args[1], first, kLcsWrongType)) return;
+  const std::string a(first == nullptr ? std::string_view() : first->view());
+  Blob* second = nullptr;
+  if (!lookup_string(ctx, ctx.args[2], second, kLcsWrongType)) return;
+  const std::string_view b = second == nullptr ? std::string_view() : second->view();
+
+  bool want_len = false, want_idx = false, with_match_len = false;
+  std::int64_t min_match_len = 0;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    const std::string_view opt = ctx.args[i];
-    const bool more = i + 1 < ctx.argc();
-    if (iequals(opt, "NX") && !xx) {
-      nx = true;
-    } else if (iequals(opt, "XX") && !nx) {
-      xx = true;
-    } else if (iequals(opt, "GET")) {
-      get_old = true;
-    } else if (iequals(opt, "KEEPTTL") && !has_expire) {
-      keepttl = true;
-    } else if ((iequals(opt, "EX") || iequals(opt, "PX") || iequals(opt, "EXAT") ||
-                iequals(opt, "PXAT")) &&
-               !keepttl && !has_expire && more) {
-      unit = iequals(opt, "EX") ? 's' : iequals(opt, "PX") ? 'm' : iequals(opt, "EXAT") ? 'S' : 'M';
-      const auto n = parse_int64(ctx.args[++i]);
-      if (!n) return ctx.reply.error(errors::kNotInteger);
-      amount = *n;
-      has_expire = true;
+    const std::string_view opt = option_name(ctx.args[i]);
+    if (iequals(opt, "IDX")) {
+      want_idx = true;
+    } else if (iequals(opt, "LEN")) {
+      want_len = true;
+    } else if (iequals(opt, "WITHMATCHLEN")) {
+      with_match_len = true;
+    } else if (iequals(opt, "MINMATCHLEN") && i + 1 < ctx.argc()) {
+      const auto parsed = parse_int64(ctx.args[++i]);
+      if (!parsed) return ctx.reply.error(errors::kNotInteger);
+      min_match_len = *parsed < 0 ? 0 : *parsed;
     } else {
       return ctx.reply.error(errors::kSyntax);
     }
   }
-  TimePoint deadline = kNoExpiry;
-  if (has_expire) {
-    const bool seconds = unit == 's' || unit == 'S';
-    if (amount <= 0 || (seconds && amount > INT64_MAX / 1000))
-      return ctx.reply.error(errors::invalid_expire("set"));
-    const std::int64_t ms = seconds ? amount * 1000 : amount;
-    const std::int64_t relative = (unit == 'S' || unit == 'M') ? ms - ctx.unix_ms : ms;
-    if (unit == 's' || unit == 'm') {
-      if (ms > INT64_MAX - ctx.unix_ms) return ctx.reply.error(errors::invalid_expire("set"));
-    }
-    deadline = ctx.now + std::chrono::milliseconds(relative);
+  if (want_idx && want_len) return ctx.reply.error(kLcsIdxAndLen);
+  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) return ctx.reply.error(kLcsTooLong);
+
+  const auto table = LcsTable::compute(a, b, kMaxLcsCells);
+  if (!table) return ctx.reply.error(kLcsNoMemory);
+  if (want_len) return ctx.reply.integer(table->length());
+  if (!want_idx) return ctx.reply.bulk(table->backtrack(nullptr, 0));
+
+  std::vector<LcsMatch> matches;
+  table->backtrack(&matches, static_cast<std::uint64_t>(min_match_len));
+  ctx.reply.map(2);
+  ctx.reply.bulk("matches");
+  ctx.reply.array(matches.size());
+  for (const LcsMatch& m : matches) {
+    ctx.reply.array(with_match_len ? 3 : 2);
+    ctx.reply.array(2);
+    ctx.reply.integer(m.a_start);
+    ctx.reply.integer(m.a_end);
+    ctx.reply.array(2);
+    ctx.reply.integer(m.b_start);
+    ctx.reply.integer(m.b_end);
+    if (with_match_len) ctx.reply.integer(m.length());
   }
-  Db& db = ctx.db();
-  const Blob* old = db.find(ctx.args[1], ctx.now);
-  const bool exists = old != nullptr;
-  if (get_old) {
-    if (old != nullptr) {
-      ctx.reply.bulk(old->view());
-    } else {
-      ctx.reply.null();
-    }
-  }
-  if ((nx && exists) || (xx && !exists)) {
-    if (!get_old) ctx.reply.null();
-    return;
-  }
-  if (keepttl && exists) deadline = db.deadline(ctx.args[1], ctx.now).value_or(kNoExpiry);
-  db.put(ctx.args[1], ctx.args[2], deadline, ctx.now);
-  ++ctx.server.dirty;
-  if (!get_old) ctx.reply.ok();
+  ctx.reply.bulk("len");
+  ctx.reply.integer(table->length());
 }
 
+// ---- The table (COMMAND DOCS fields as Redis 7.0.15 reports them) ------------------------------
+
+constexpr std::string_view kGetRangeComplexity =
+    "O(N) where N is the length of the returned string. The complexity is ultimately determined "
+    "by the returned length, but because creating a substring from an existing string is very "
+    "cheap, it can be considered O(1) for small strings.";
+
 constexpr CommandSpec kCommands[] = {
-    {.name = "get", .arity = 2, .flags = kReadOnly | kFast, .handler = get, .first_key = 1,
-     .last_key = 1, .key_step = 1, .group = "string", .summary = "Returns the string value of a key.",
-     .complexity = "O(1)", .acl = "read string fast"},
-    {.name = "set", .arity = -3, .flags = kWrite | kDenyOom, .handler = set, .first_key = 1,
-     .last_key = 1, .key_step = 1, .group = "string",
-     .summary = "Sets the string value of a key, ignoring its type. The key is created if it "
-                "doesn't exist.",
-     .complexity = "O(1)", .acl = "write string slow"},
+    {.name = "get",
+     .arity = 2,
+     .flags = kReadOnly | kFast,
+     .handler = get,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get the value of a key",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "read string fast",
+     .arguments = "key:key"},
+    {.name = "set",
+     .arity = -3,
+     .flags = kWrite | kDenyOom,
+     .handler = set,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Set the string value of a key",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string slow",
+     .arguments = "key:key value:string ?condition(NX|XX) ?GET "
+                  "?expiration(EX=seconds:integer|PX=milliseconds:integer|EXAT=unix-time-seconds:"
+                  "unix-time|PXAT=unix-time-milliseconds:unix-time|KEEPTTL)"},
+    {.name = "setnx",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = setnx,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Set the value of a key, only if the key does not exist",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key value:string"},
+    {.name = "setex",
+     .arity = 4,
+     .flags = kWrite | kDenyOom,
+     .handler = setex,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Set the value and expiration of a key",
+     .since = "2.0.0",
+     .complexity = "O(1)",
+     .acl = "write string slow",
+     .arguments = "key:key seconds:integer value:string"},
+    {.name = "psetex",
+     .arity = 4,
+     .flags = kWrite | kDenyOom,
+     .handler = psetex,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Set the value and expiration in milliseconds of a key",
+     .since = "2.6.0",
+     .complexity = "O(1)",
+     .acl = "write string slow",
+     .arguments = "key:key milliseconds:integer value:string"},
+    {.name = "getset",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = getset,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Set the string value of a key and return its old value",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key value:string"},
+    {.name = "getdel",
+     .arity = 2,
+     .flags = kWrite | kFast,
+     .handler = getdel,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get the value of a key and delete the key",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key"},
+    {.name = "getex",
+     .arity = -2,
+     .flags = kWrite | kFast,
+     .handler = getex,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get the value of a key and optionally set its expiration",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key "
+                  "?expiration(EX=seconds:integer|PX=milliseconds:integer|EXAT=unix-time-seconds:"
+                  "unix-time|PXAT=unix-time-milliseconds:unix-time|PERSIST)"},
+    {.name = "mget",
+     .arity = -2,
+     .flags = kReadOnly | kFast,
+     .handler = mget,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get the values of all the given keys",
+     .since = "1.0.0",
+     .complexity = "O(N) where N is the number of keys to retrieve.",
+     .acl = "read string fast",
+     .arguments = "key:key..."},
+    {.name = "mset",
+     .arity = -3,
+     .flags = kWrite | kDenyOom,
+     .handler = mset,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 2,
+     .group = "string",
+     .summary = "Set multiple keys to multiple values",
+     .since = "1.0.1",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .acl = "write string slow",
+     .arguments = "key_value{key:key,value:string}..."},
+    {.name = "msetnx",
+     .arity = -3,
+     .flags = kWrite | kDenyOom,
+     .handler = msetnx,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 2,
+     .group = "string",
+     .summary = "Set multiple keys to multiple values, only if none of the keys exist",
+     .since = "1.0.1",
+     .complexity = "O(N) where N is the number of keys to set.",
+     .acl = "write string slow",
+     .arguments = "key_value{key:key,value:string}..."},
+    {.name = "append",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = append,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Append a value to a key",
+     .since = "2.0.0",
+     .complexity =
+         "O(1). The amortized time complexity is O(1) assuming the appended value is small and "
+         "the already present value is of any size, since the dynamic string library used by "
+         "Redis will double the free space available on every reallocation.",
+     .acl = "write string fast",
+     .arguments = "key:key value:string"},
+    {.name = "strlen",
+     .arity = 2,
+     .flags = kReadOnly | kFast,
+     .handler = strlen_command,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get the length of the value stored in a key",
+     .since = "2.2.0",
+     .complexity = "O(1)",
+     .acl = "read string fast",
+     .arguments = "key:key"},
+    {.name = "getrange",
+     .arity = 4,
+     .flags = kReadOnly,
+     .handler = getrange,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get a substring of the string stored at a key",
+     .since = "2.4.0",
+     .complexity = kGetRangeComplexity,
+     .acl = "read string slow",
+     .arguments = "key:key start:integer end:integer"},
+    // Deprecated since 2.0.0 in favour of GETRANGE; still served by Redis 7.0.
+    {.name = "substr",
+     .arity = 4,
+     .flags = kReadOnly,
+     .handler = getrange,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Get a substring of the string stored at a key",
+     .since = "1.0.0",
+     .complexity = kGetRangeComplexity,
+     .acl = "read string slow",
+     .arguments = "key:key start:integer end:integer"},
+    {.name = "setrange",
+     .arity = 4,
+     .flags = kWrite | kDenyOom,
+     .handler = setrange,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Overwrite part of a string at key starting at the specified offset",
+     .since = "2.2.0",
+     .complexity =
+         "O(1), not counting the time taken to copy the new string in place. Usually, this "
+         "string is very small so the amortized complexity is O(1). Otherwise, complexity is "
+         "O(M) with M being the length of the value argument.",
+     .acl = "write string slow",
+     .arguments = "key:key offset:integer value:string"},
+    {.name = "incr",
+     .arity = 2,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = incr,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Increment the integer value of a key by one",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key"},
+    {.name = "decr",
+     .arity = 2,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = decr,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Decrement the integer value of a key by one",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key"},
+    {.name = "incrby",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = incrby,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Increment the integer value of a key by the given amount",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key increment:integer"},
+    {.name = "decrby",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = decrby,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Decrement the integer value of a key by the given number",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key decrement:integer"},
+    {.name = "incrbyfloat",
+     .arity = 3,
+     .flags = kWrite | kDenyOom | kFast,
+     .handler = incrbyfloat,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Increment the float value of a key by the given amount",
+     .since = "2.6.0",
+     .complexity = "O(1)",
+     .acl = "write string fast",
+     .arguments = "key:key increment:double"},
+    {.name = "lcs",
+     .arity = -3,
+     .flags = kReadOnly,
+     .handler = lcs,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .group = "string",
+     .summary = "Find longest common substring",
+     .since = "7.0.0",
+     .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively",
+     .acl = "read string slow",
+     .arguments = "key1:key key2:key ?LEN ?IDX ?MINMATCHLEN=len:integer ?WITHMATCHLEN"},
 };
 
 }  // namespace

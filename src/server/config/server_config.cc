@@ -25,18 +25,17 @@ std::optional<long long> parse_integer(std::string_view text) {
 
 template <auto Member, long long Min, long long Max>
 ConfigParam integer_param(std::string_view name, bool runtime) {
-  return ConfigParam{
-      name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
-      [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
-        const auto n = parse_integer(v);
-        if (!n) return std::string("argument couldn't be parsed into an integer");
-        if (*n < Min || *n > Max)
-          return "argument must be between " + std::to_string(Min) + " and " + std::to_string(Max) +
-                 " inclusive";
-        c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*n);
-        return std::nullopt;
-      },
-      runtime};
+  return ConfigParam{name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
+                     [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
+                       const auto n = parse_integer(v);
+                       if (!n) return std::string("argument couldn't be parsed into an integer");
+                       if (*n < Min || *n > Max)
+                         return "argument must be between " + std::to_string(Min) + " and " +
+                                std::to_string(Max) + " inclusive";
+                       c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*n);
+                       return std::nullopt;
+                     },
+                     runtime};
 }
 
 template <auto Member>
@@ -85,7 +84,8 @@ std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
       return std::nullopt;
     }
   }
-  return std::string("argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+  return std::string(
+      "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
 }
 
 std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_view v) {
@@ -95,6 +95,68 @@ std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_vie
     return std::nullopt;
   }
   return std::string("argument(s) must be one of the following: noeviction");
+}
+
+// client-output-buffer-limit as Redis writes it: one or more "<class> <hard> <soft> <seconds>"
+// groups (class: normal, replica or slave, pubsub). A bare memory value sets normal's hard limit.
+std::string get_output_limits(const ServerConfig& c) {
+  const auto group = [](const char* name, long long hard, long long soft, long long seconds) {
+    return std::string(name) + " " + std::to_string(hard) + " " + std::to_string(soft) + " " +
+           std::to_string(seconds);
+  };
+  std::string text = group("normal", c.client_output_buffer_limit,
+                           c.client_output_buffer_soft_limit, c.client_output_buffer_soft_seconds);
+  text += ' ';
+  text += group("slave", c.replica_output_limits[0], c.replica_output_limits[1],
+                c.replica_output_limits[2]);
+  text += ' ';
+  text += group("pubsub", c.pubsub_output_limits[0], c.pubsub_output_limits[1],
+                c.pubsub_output_limits[2]);
+  return text;
+}
+
+std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < v.size();) {
+    const std::size_t end = std::min(v.find(' ', i), v.size());
+    if (end > i) words.push_back(v.substr(i, end - i));
+    i = end + 1;
+  }
+  if (words.size() == 1) {
+    const auto hard = parse_memory(words[0]);
+    if (!hard) return std::string("argument must be a memory value");
+    c.client_output_buffer_limit = *hard;
+    return std::nullopt;
+  }
+  if (words.empty() || words.size() % 4 != 0)
+    return std::string("Wrong number of arguments in buffer limit configuration.");
+  // Validate every group before applying any, as Redis does.
+  ServerConfig updated = c;
+  for (std::size_t i = 0; i < words.size(); i += 4) {
+    long long* target[3];
+    if (iequals(words[i], "normal")) {
+      target[0] = &updated.client_output_buffer_limit;
+      target[1] = &updated.client_output_buffer_soft_limit;
+      target[2] = &updated.client_output_buffer_soft_seconds;
+    } else if (iequals(words[i], "replica") || iequals(words[i], "slave")) {
+      for (int k = 0; k < 3; ++k) target[k] = &updated.replica_output_limits[k];
+    } else if (iequals(words[i], "pubsub")) {
+      for (int k = 0; k < 3; ++k) target[k] = &updated.pubsub_output_limits[k];
+    } else {
+      return std::string("Invalid client class specified in buffer limit configuration.");
+    }
+    const auto hard = parse_memory(words[i + 1]);
+    const auto soft = parse_memory(words[i + 2]);
+    const auto seconds = parse_integer(words[i + 3]);
+    if (!hard || !soft || !seconds || *seconds < 0)
+      return std::string(
+          "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+    *target[0] = *hard;
+    *target[1] = *soft;
+    *target[2] = *seconds;
+  }
+  c = std::move(updated);
+  return std::nullopt;
 }
 
 std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
@@ -116,20 +178,19 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
       memory_param<&ServerConfig::proto_max_bulk_len>("proto-max-bulk-len", true),
       memory_param<&ServerConfig::client_query_buffer_limit>("client-query-buffer-limit", true),
-      memory_param<&ServerConfig::client_output_buffer_limit>("client-output-buffer-limit", true),
+      ConfigParam{"client-output-buffer-limit", get_output_limits, set_output_limits, true},
       integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
       integer_param<&ServerConfig::hz, 1, 500>("hz", true),
       memory_param<&ServerConfig::maxmemory>("maxmemory", true),
       ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
                   set_maxmemory_policy, true},
-      ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel,
-                  true},
+      ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
       string_param<&ServerConfig::dir>("dir", true),
       string_param<&ServerConfig::dbfilename>("dbfilename", true),
       string_param<&ServerConfig::save>("save", true),
-      ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; },
-                  set_appendonly, true},
+      ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; }, set_appendonly,
+                  true},
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
   };
   return table;
@@ -238,12 +299,6 @@ std::string apply_directive(ServerConfig& config, const std::vector<std::string>
     if (i > 1) value += ' ';
     value += words[i];
   }
-  // `client-output-buffer-limit normal <hard> <soft> <seconds>` as in redis.conf: the normal
-  // class's hard limit is ours; other classes (replica, pubsub) have no meaning here.
-  if (param->name == "client-output-buffer-limit" && words.size() == 5) {
-    if (words[1] != "normal") return "";
-    value = words[2];
-  }
   if (auto error = param->set(config, value)) return *error;
   return "";
 }
@@ -305,9 +360,10 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
         problem = apply_directive(load.config, *words);
       }
       if (!problem.empty()) {
-        load.error = "\n*** FATAL CONFIG FILE ERROR (chronocached) ***\nReading the configuration file '" +
-                     load.config.config_file + "', at line " + std::to_string(number) + "\n>>> '" +
-                     line + "'\n" + problem;
+        load.error =
+            "\n*** FATAL CONFIG FILE ERROR (chronocached) ***\nReading the configuration file '" +
+            load.config.config_file + "', at line " + std::to_string(number) + "\n>>> '" + line +
+            "'\n" + problem;
         return load;
       }
     }

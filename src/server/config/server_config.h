@@ -26,9 +26,16 @@ struct ServerConfig {
   long long databases = 16;
   long long proto_max_bulk_len = 512LL << 20;
   long long client_query_buffer_limit = 1LL << 30;
-  // Pending reply bytes after which a client is disconnected (Redis: client-output-buffer-limit
-  // normal's hard limit, which Redis leaves unlimited; unbounded memory is not an option here).
+  // client-output-buffer-limit for normal clients: pending reply bytes after which a client is
+  // disconnected (the hard limit; Redis leaves it unlimited, unbounded memory is not an option
+  // here), and a soft limit that may be exceeded for at most soft_seconds. 0: no limit.
   long long client_output_buffer_limit = 256LL << 20;
+  long long client_output_buffer_soft_limit = 0;
+  long long client_output_buffer_soft_seconds = 0;
+  // The replica and pubsub classes' limits (hard, soft, seconds): no such clients exist yet; kept
+  // so that redis.conf files load and CONFIG GET/SET round-trip as in Redis.
+  long long replica_output_limits[3] = {256LL << 20, 64LL << 20, 60};
+  long long pubsub_output_limits[3] = {32LL << 20, 8LL << 20, 60};
   long long tcp_backlog = 511;
   long long hz = 10;
   long long maxmemory = 0;

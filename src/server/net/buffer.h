@@ -6,6 +6,7 @@
 // unread bytes to the front (a parser resumes a partial command from the same relative offset).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -24,13 +25,15 @@ class Buffer {
     if (begin_ == end_) begin_ = end_ = 0;
   }
 
-  // Free space of at least `min_free` bytes after the unread ones.
+  // Free space of at least `min_free` bytes after the unread ones. Invalidates unread() views.
   char* prepare(std::size_t min_free) {
     if (capacity_ - end_ >= min_free) return data_.get() + end_;
     compact();
     if (capacity_ - end_ < min_free) {
-      std::size_t grown = capacity_ == 0 ? kInitial : capacity_ * 2;
-      while (grown - end_ < min_free) grown *= 2;
+      // Exactly what is asked: the caller asks for at least the unread size when the final size
+      // is unknown (so growth doubles, linear overall) and for the exact rest of a bulk whose
+      // size was announced (so a 100 MB value costs 100 MB, not the next power of two).
+      const std::size_t grown = std::max(kInitial, end_ + min_free);
       auto fresh = std::make_unique_for_overwrite<char[]>(grown);
       if (end_ > 0) std::memcpy(fresh.get(), data_.get(), end_);
       data_ = std::move(fresh);

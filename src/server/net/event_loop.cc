@@ -11,8 +11,11 @@
 namespace chronocached::net {
 namespace {
 
+// No EPOLLRDHUP: a peer's half-close shows as EPOLLIN and a read of 0 bytes when we read, and
+// while we do not read (output backed up) a level-triggered RDHUP would wake every wait, spinning.
+// EPOLLHUP and EPOLLERR are always reported.
 std::uint32_t mask(bool read, bool write) {
-  return (read ? EPOLLIN : 0u) | (write ? EPOLLOUT : 0u) | EPOLLRDHUP;
+  return (read ? EPOLLIN : 0u) | (write ? EPOLLOUT : 0u);
 }
 
 std::int64_t monotonic_ms() {
@@ -57,7 +60,8 @@ void EventLoop::run(int tick_ms, const std::function<void()>& on_wakeup,
     const int n = epoll_wait(epoll_fd_, events, kMaxEvents, static_cast<int>(wait));
     if (n < 0 && errno != EINTR) CC_CHECK(false, "epoll_wait failed");
     on_wakeup();
-    for (int i = 0; i < n; ++i) static_cast<Handler*>(events[i].data.ptr)->on_ready(events[i].events);
+    for (int i = 0; i < n; ++i)
+      static_cast<Handler*>(events[i].data.ptr)->on_ready(events[i].events);
     after_batch();
     const std::int64_t now = monotonic_ms();
     if (now >= next_tick) {

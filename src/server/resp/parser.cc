@@ -2,32 +2,57 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace chronocached::resp {
 namespace {
 
-// Redis reads a length header only if its line ends within 64 KiB (PROTO_INLINE_MAX_SIZE).
-constexpr std::size_t kMaxHeaderLine = 64 * 1024;
-constexpr std::size_t kMaxInline = 64 * 1024;
+// Redis gives up on a request line that has not ended within 64 KiB (PROTO_INLINE_MAX_SIZE):
+// a header without its CR, or an inline command without its LF. A line that has ended is parsed
+// whatever its length (its number is then simply invalid).
+constexpr std::size_t kMaxLineWithoutEnd = 64 * 1024;
 constexpr std::size_t kUnauthenticatedArgs = 10;
 constexpr std::size_t kUnauthenticatedBulk = 16384;
 
-// Redis's string2ll: optional '-', digits, no leading '+', no spaces, fits in int64.
+// Redis's string2ll: optional '-', then "0" alone or a digit 1-9 followed by digits (no '+', no
+// leading zeros, no "-0", no spaces), within int64.
 bool parse_length(std::string_view text, long long& out) {
   if (text.empty() || text.size() > 20) return false;
-  const char* first = text.data();
+  if (text.size() == 1 && text[0] == '0') {
+    out = 0;
+    return true;
+  }
+  const std::size_t first_digit = text[0] == '-' ? 1 : 0;
+  if (first_digit >= text.size() || text[first_digit] < '1' || text[first_digit] > '9')
+    return false;
   const char* last = text.data() + text.size();
-  if (*first == '+') return false;
-  const auto [ptr, ec] = std::from_chars(first, last, out);
+  const auto [ptr, ec] = std::from_chars(text.data(), last, out);
   return ec == std::errc() && ptr == last;
+}
+
+// Where `target` first occurs in data[from..], as Redis's strchr() on its query buffer finds it:
+// the search stops at a NUL byte, so a line with a NUL before its end has not ended yet (Redis
+// waits for more bytes, then reports the line too long; a client sees exactly that here too).
+std::size_t find_line_end(std::string_view data, std::size_t from, char target) {
+  const std::size_t at = data.find(target, from);
+  const std::size_t searched_to = at == std::string_view::npos ? data.size() : at;
+  if (std::memchr(data.data() + from, '\0', searched_to - from) != nullptr)
+    return std::string_view::npos;
+  return at;
 }
 
 ParseResult need_more() { return ParseResult{ParseStatus::kNeedMore, 0, {}}; }
 
 ParseResult error(std::string_view text) { return ParseResult{ParseStatus::kError, 0, text}; }
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'; }
+// isspace() in the C locale: what sdssplitargs skips between arguments and requires after a
+// closing quote.
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
+}
+// What ends an unquoted argument in sdssplitargs (not \v or \f: those stay inside it).
+bool ends_bare_word(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -48,12 +73,13 @@ ParseResult Parser::parse(std::string_view data, const ParserLimits& limits,
 ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& limits,
                                     std::vector<std::string_view>& args) {
   if (!state_.in_multibulk) {
-    const std::size_t cr = data.find('\r', 1);
-    if (cr == std::string_view::npos || cr + 1 >= data.size()) {
-      if (data.size() > kMaxHeaderLine) return error("ERR Protocol error: too big mbulk count string");
+    const std::size_t cr = find_line_end(data, 0, '\r');
+    if (cr == std::string_view::npos) {
+      if (data.size() > kMaxLineWithoutEnd)
+        return error("ERR Protocol error: too big mbulk count string");
       return need_more();
     }
-    if (cr > kMaxHeaderLine) return error("ERR Protocol error: too big mbulk count string");
+    if (cr + 1 >= data.size()) return need_more();  // the LF after the CR (Redis does not check it)
     long long count = 0;
     if (!parse_length(data.substr(1, cr - 1), count) || count > std::numeric_limits<int>::max())
       return error("ERR Protocol error: invalid multibulk length");
@@ -66,22 +92,25 @@ ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& l
     pending_.clear();
   }
   while (pending_.size() < state_.expected) {
-    std::size_t at = state_.cursor;
+    const std::size_t at = state_.cursor;
     if (at >= data.size()) return need_more();
-    if (data[at] != '$') {
-      // Redis's text, with the offending byte. A static buffer per parser keeps the view valid.
-      inline_storage_ = "ERR Protocol error: expected '$', got ' '";
-      inline_storage_[inline_storage_.size() - 2] = data[at];
-      state_ = State{};
-      return error(inline_storage_);
-    }
-    const std::size_t cr = data.find('\r', at + 1);
-    if (cr == std::string_view::npos || cr + 1 >= data.size()) {
-      if (data.size() - at > kMaxHeaderLine) {
+    // As Redis: the header line must have ended before its first byte is judged.
+    const std::size_t cr = find_line_end(data, at, '\r');
+    if (cr == std::string_view::npos) {
+      if (data.size() - at > kMaxLineWithoutEnd) {
         state_ = State{};
         return error("ERR Protocol error: too big bulk count string");
       }
       return need_more();
+    }
+    if (cr + 1 >= data.size()) return need_more();
+    if (data[at] != '$') {
+      // Redis's text with the offending byte (CR and LF shown as a space, as addReplyErrorFormat
+      // does). The parser's own buffer keeps the view valid until the next parse().
+      error_text_ = "ERR Protocol error: expected '$', got ' '";
+      if (data[at] != '\r' && data[at] != '\n') error_text_[error_text_.size() - 2] = data[at];
+      state_ = State{};
+      return error(error_text_);
     }
     long long length = 0;
     if (!parse_length(data.substr(at + 1, cr - at - 1), length) || length < 0 ||
@@ -95,7 +124,8 @@ ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& l
     }
     const std::size_t body = cr + 2;
     const auto len = static_cast<std::size_t>(length);
-    if (data.size() < body + len + 2) return need_more();
+    if (data.size() - body < len + 2)
+      return ParseResult{ParseStatus::kNeedMore, 0, {}, body + len + 2};
     pending_.push_back(Arg{body, len});
     state_.cursor = body + len + 2;  // Redis does not check the bulk's trailing CRLF either
   }
@@ -106,15 +136,16 @@ ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& l
   return ParseResult{ParseStatus::kCommand, consumed, {}};
 }
 
-// Splits one line like Redis's sdssplitargs: spaces separate, "..." understands \n \r \t \b \a
-// \\ \" and \xHH, '...' understands \', and a closing quote must be followed by a space.
+// Splits one line like Redis's sdssplitargs: blanks separate, "..." understands \n \r \t \b \a,
+// any other escaped character as itself, and \xHH; '...' understands \'; a closing quote must be
+// followed by a blank or the end of the line.
 ParseResult Parser::parse_inline(std::string_view data, std::vector<std::string_view>& args) {
-  const std::size_t newline = data.find('\n');
+  const std::size_t newline = find_line_end(data, 0, '\n');
   if (newline == std::string_view::npos) {
-    if (data.size() > kMaxInline) return error("ERR Protocol error: too big inline request");
+    if (data.size() > kMaxLineWithoutEnd)
+      return error("ERR Protocol error: too big inline request");
     return need_more();
   }
-  if (newline > kMaxInline) return error("ERR Protocol error: too big inline request");
   std::string_view line = data.substr(0, newline);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
 
@@ -122,51 +153,63 @@ ParseResult Parser::parse_inline(std::string_view data, std::vector<std::string_
   // exist: reserve the whole line first (an inline request never grows when unescaped).
   inline_storage_.clear();
   inline_storage_.reserve(line.size());
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  inline_spans_.clear();
+  const auto unbalanced = [] { return error("ERR Protocol error: unbalanced quotes in request"); };
   std::size_t i = 0;
   while (true) {
     while (i < line.size() && is_space(line[i])) ++i;
     if (i >= line.size()) break;
     const std::size_t start = inline_storage_.size();
-    bool in_double = false, in_single = false, done = false;
+    enum class Quote { kNone, kDouble, kSingle } quote = Quote::kNone;
+    bool done = false;
     while (!done) {
-      if (in_double) {
-        if (i >= line.size()) return error("ERR Protocol error: unbalanced quotes in request");
-        const char c = line[i];
+      if (quote != Quote::kNone && i >= line.size()) return unbalanced();
+      if (quote == Quote::kNone && (i >= line.size() || ends_bare_word(line[i]))) break;
+      const char c = line[i];
+      const bool has_next = i + 1 < line.size();
+      if (quote == Quote::kDouble) {
         if (c == '\\' && i + 3 < line.size() && line[i + 1] == 'x' && hex_value(line[i + 2]) >= 0 &&
             hex_value(line[i + 3]) >= 0) {
-          inline_storage_.push_back(static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3])));
+          inline_storage_.push_back(
+              static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3])));
           i += 4;
-        } else if (c == '\\' && i + 1 < line.size()) {
-          char e = line[i + 1];
-          switch (e) {
-            case 'n': e = '\n'; break;
-            case 'r': e = '\r'; break;
-            case 't': e = '\t'; break;
-            case 'b': e = '\b'; break;
-            case 'a': e = '\a'; break;
-            default: break;
+        } else if (c == '\\' && has_next) {
+          char escaped = line[i + 1];
+          switch (escaped) {
+            case 'n':
+              escaped = '\n';
+              break;
+            case 'r':
+              escaped = '\r';
+              break;
+            case 't':
+              escaped = '\t';
+              break;
+            case 'b':
+              escaped = '\b';
+              break;
+            case 'a':
+              escaped = '\a';
+              break;
+            default:
+              break;
           }
-          inline_storage_.push_back(e);
+          inline_storage_.push_back(escaped);
           i += 2;
         } else if (c == '"') {
-          if (i + 1 < line.size() && !is_space(line[i + 1]))
-            return error("ERR Protocol error: unbalanced quotes in request");
+          if (has_next && !is_space(line[i + 1])) return unbalanced();
           done = true;
           ++i;
         } else {
           inline_storage_.push_back(c);
           ++i;
         }
-      } else if (in_single) {
-        if (i >= line.size()) return error("ERR Protocol error: unbalanced quotes in request");
-        const char c = line[i];
-        if (c == '\\' && i + 1 < line.size() && line[i + 1] == '\'') {
+      } else if (quote == Quote::kSingle) {
+        if (c == '\\' && has_next && line[i + 1] == '\'') {
           inline_storage_.push_back('\'');
           i += 2;
         } else if (c == '\'') {
-          if (i + 1 < line.size() && !is_space(line[i + 1]))
-            return error("ERR Protocol error: unbalanced quotes in request");
+          if (has_next && !is_space(line[i + 1])) return unbalanced();
           done = true;
           ++i;
         } else {
@@ -174,31 +217,22 @@ ParseResult Parser::parse_inline(std::string_view data, std::vector<std::string_
           ++i;
         }
       } else {
-        if (i >= line.size()) {
-          done = true;
+        if (c == '"') {
+          quote = Quote::kDouble;
+        } else if (c == '\'') {
+          quote = Quote::kSingle;
         } else {
-          const char c = line[i];
-          if (is_space(c)) {
-            done = true;
-          } else if (c == '"') {
-            in_double = true;
-            ++i;
-          } else if (c == '\'') {
-            in_single = true;
-            ++i;
-          } else {
-            inline_storage_.push_back(c);
-            ++i;
-          }
+          inline_storage_.push_back(c);
         }
+        ++i;
       }
     }
-    spans.emplace_back(start, inline_storage_.size() - start);
+    inline_spans_.push_back(Arg{start, inline_storage_.size() - start});
   }
-  if (spans.empty()) return ParseResult{ParseStatus::kEmpty, newline + 1, {}};
+  if (inline_spans_.empty()) return ParseResult{ParseStatus::kEmpty, newline + 1, {}};
   args.clear();
-  for (const auto& [offset, length] : spans)
-    args.push_back(std::string_view(inline_storage_).substr(offset, length));
+  for (const Arg& a : inline_spans_)
+    args.push_back(std::string_view(inline_storage_).substr(a.offset, a.length));
   return ParseResult{ParseStatus::kCommand, newline + 1, {}};
 }
 

@@ -23,7 +23,8 @@ namespace chronocached::resp {
 struct ParserLimits {
   std::size_t max_bulk_len = 512u << 20;        // proto-max-bulk-len
   std::size_t max_multibulk_len = 1024 * 1024;  // arguments per command (Redis: INT_MAX)
-  bool authenticated = true;  // unauthenticated clients get Redis's tighter limits (10 args, 16 KiB)
+  bool authenticated =
+      true;  // unauthenticated clients get Redis's tighter limits (10 args, 16 KiB)
 };
 
 enum class ParseStatus {
@@ -37,6 +38,9 @@ struct ParseResult {
   ParseStatus status;
   std::size_t consumed = 0;
   std::string_view error;  // for kError: the full error text, e.g. "ERR Protocol error: ..."
+  // For kNeedMore: the bytes the command needs in all, when a bulk header announced them (0:
+  // unknown). Lets the caller make room for a large value once instead of growing step by step.
+  std::size_t wanted = 0;
 };
 
 class Parser {
@@ -63,8 +67,10 @@ class Parser {
     std::size_t cursor = 0;    // the next unparsed byte
   };
   State state_;
-  std::vector<Arg> pending_;  // arguments parsed so far; reused, so no allocation per command
-  std::string inline_storage_;  // unquoted inline arguments (quotes and escapes rewrite bytes)
+  std::vector<Arg> pending_;       // arguments parsed so far; reused, so no allocation per command
+  std::string inline_storage_;     // unquoted inline arguments (quotes and escapes rewrite bytes)
+  std::vector<Arg> inline_spans_;  // an inline command's arguments in inline_storage_
+  std::string error_text_;         // an error text that quotes the input ("expected '$', got 'x'")
 };
 
 }  // namespace chronocached::resp

@@ -41,8 +41,12 @@ void ReplyWriter::array(std::size_t count) { header('*', static_cast<long long>(
 void ReplyWriter::map(std::size_t pairs) {
   header(resp3_ ? '%' : '*', static_cast<long long>(resp3_ ? pairs : pairs * 2));
 }
-void ReplyWriter::set(std::size_t count) { header(resp3_ ? '~' : '*', static_cast<long long>(count)); }
-void ReplyWriter::push(std::size_t count) { header(resp3_ ? '>' : '*', static_cast<long long>(count)); }
+void ReplyWriter::set(std::size_t count) {
+  header(resp3_ ? '~' : '*', static_cast<long long>(count));
+}
+void ReplyWriter::push(std::size_t count) {
+  header(resp3_ ? '>' : '*', static_cast<long long>(count));
+}
 
 void ReplyWriter::double_value(double value) {
   const std::string text = format_double(value);
@@ -87,7 +91,8 @@ std::string format_long_double(long double value) {
     while (!text.empty() && text.back() == '0') text.pop_back();
     if (!text.empty() && text.back() == '.') text.pop_back();
   }
-  if (text == "-0") text = "0";
+  if (text == "-0")
+    text.erase(0, 1);  // "-0" -> "0" (assigning a literal trips GCC 12's -Wrestrict)
   return text;
 }
 

@@ -30,7 +30,7 @@ class ReplyWriter {
   bool resp3() const { return resp3_; }
   std::string& buffer() { return *out_; }
 
-  void simple(std::string_view text);    // +text
+  void simple(std::string_view text);  // +text
   void ok() { out_->append("+OK\r\n"); }
   // -text; `text` starts with the error code ("ERR ...", "WRONGTYPE ...").
   void error(std::string_view text);

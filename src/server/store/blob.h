@@ -62,6 +62,10 @@ class Blob {
   void append(std::string_view more);
   // Writes `bytes` at `offset` of the value, zero-filling any gap past its end (SETRANGE).
   void write_at(std::size_t offset, std::string_view bytes);
+  // Marks the value grown without changing it (COPY of a grown value stays "raw", as in Redis).
+  void mark_grown() noexcept {
+    if (block_ != nullptr) set_header(static_cast<std::uint32_t>(size()), true);
+  }
   // Heap bytes this Blob holds (what the allocator hands out for its block).
   std::size_t heap_bytes() const noexcept;
 

@@ -1,0 +1,426 @@
+#include "server/commands/client_command.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/commands/arguments.h"
+#include "server/commands/command_docs.h"
+#include "server/commands/errors.h"
+
+namespace chronocached {
+
+bool valid_client_name(std::string_view name) {
+  for (char c : name)
+    if (c < '!' || c > '~') return false;
+  return true;
+}
+
+namespace {
+
+void client_id(CommandContext& ctx) { ctx.reply.integer(static_cast<long long>(ctx.client.id)); }
+
+void client_setname(CommandContext& ctx) {
+  if (!valid_client_name(ctx.args[2])) return ctx.reply.error(kBadClientName);
+  ctx.client.name = std::string(ctx.args[2]);
+  ctx.reply.ok();
+}
+
+void client_getname(CommandContext& ctx) {
+  if (ctx.client.name.empty()) return ctx.reply.null();
+  ctx.reply.bulk(ctx.client.name);
+}
+
+// Redis's client types; every chronocached client is "normal" (no replicas, no masters, and
+// MONITOR clients count as normal in Redis too).
+enum class ClientType { kNormal, kReplica, kMaster, kPubSub, kUnknown };
+
+ClientType client_type_by_name(std::string_view name) {
+  if (iequals(name, "normal")) return ClientType::kNormal;
+  if (iequals(name, "slave") || iequals(name, "replica")) return ClientType::kReplica;
+  if (iequals(name, "master")) return ClientType::kMaster;
+  if (iequals(name, "pubsub")) return ClientType::kPubSub;
+  return ClientType::kUnknown;
+}
+
+std::string unknown_client_type(std::string_view name) {
+  std::string text = "ERR Unknown client type '";
+  text.append(name).append("'");
+  return text;
+}
+
+// One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
+// `running` names the command the asking client is running: Redis shows it as that client's cmd.
+void append_client_line(std::string& out, const CommandContext& ctx, const ClientState& c,
+                        std::string_view running) {
+  std::string flags;
+  if (c.monitor) flags.push_back('O');
+  if (c.in_multi) flags.push_back('x');
+  if (c.watching && ctx.server.keyspace.watches().dirty(c.id)) flags.push_back('d');
+  if (c.close_after_reply) flags.push_back('c');
+  if (c.no_evict) flags.push_back('e');
+  if (flags.empty()) flags.push_back('N');
+  const bool asking = &c == &ctx.client;
+  std::size_t argv_mem = 0;
+  if (asking)
+    for (std::string_view a : ctx.args) argv_mem += a.size();
+  std::size_t multi_mem = 0;
+  for (const auto& command : c.queued)
+    for (const std::string& a : command) multi_mem += a.size() + sizeof(std::string);
+  std::string cmd = "NULL";
+  if (asking) {
+    cmd = running;
+  } else if (c.last_command != nullptr) {
+    cmd = full_command_name(*c.last_command);
+  }
+  const long long multi = c.in_multi ? static_cast<long long>(c.queued.size()) : -1;
+  char line[512];
+  std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
+  out.append("id=").append(std::to_string(c.id));
+  out.append(" addr=").append(c.address);
+  out.append(" laddr=").append(c.local_address);
+  out.append(line).append(c.name);
+  std::snprintf(
+      line, sizeof(line),
+      " age=%lld idle=%lld flags=%s db=%zu sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=0 "
+      "argv-mem=%zu multi-mem=%zu rbs=0 rbp=0 obl=0 oll=0 omem=%zu tot-mem=%zu events=r%s cmd=",
+      static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
+      static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(), c.db, multi,
+      c.query_buffer_bytes, argv_mem, multi_mem, c.output_buffer_bytes,
+      c.query_buffer_bytes + argv_mem + multi_mem + c.output_buffer_bytes,
+      c.output_buffer_bytes > 0 ? "w" : "");
+  out.append(line).append(cmd);
+  std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
+  out.append(line);
+}
+
+std::vector<const ClientState*> clients_by_id(const ServerState& server) {
+  std::vector<const ClientState*> clients;
+  clients.reserve(server.clients.size());
+  for (const auto& [id, client] : server.clients) clients.push_back(client);
+  std::sort(clients.begin(), clients.end(),
+            [](const ClientState* a, const ClientState* b) { return a->id < b->id; });
+  return clients;
+}
+
+// CLIENT LIST [TYPE type] [ID id [id ...]]
+void client_list(CommandContext& ctx) {
+  std::string text;
+  if (ctx.argc() == 4 && iequals(ctx.args[2], "TYPE")) {
+    const ClientType type = client_type_by_name(ctx.args[3]);
+    if (type == ClientType::kUnknown) return ctx.reply.error(unknown_client_type(ctx.args[3]));
+    if (type == ClientType::kNormal)
+      for (const ClientState* c : clients_by_id(ctx.server))
+        append_client_line(text, ctx, *c, "client|list");
+  } else if (ctx.argc() > 3 && iequals(ctx.args[2], "ID")) {
+    for (std::size_t i = 3; i < ctx.argc(); ++i) {
+      const auto id = parse_int64(ctx.args[i]);
+      if (!id) return ctx.reply.error("ERR Invalid client ID");
+      const auto it = ctx.server.clients.find(static_cast<std::uint64_t>(*id));
+      if (it != ctx.server.clients.end()) append_client_line(text, ctx, *it->second, "client|list");
+    }
+  } else if (ctx.argc() != 2) {
+    return ctx.reply.error(errors::kSyntax);
+  } else {
+    for (const ClientState* c : clients_by_id(ctx.server))
+      append_client_line(text, ctx, *c, "client|list");
+  }
+  ctx.reply.verbatim(text);
+}
+
+void client_info(CommandContext& ctx) {
+  std::string text;
+  append_client_line(text, ctx, ctx.client, "client|info");
+  ctx.reply.verbatim(text);
+}
+
+// CLIENT KILL ip:port (the old form: +OK or an error, and it may kill the caller), or
+// CLIENT KILL <filter> <value> ... (the new form: the number killed; SKIPME yes by default).
+void client_kill(CommandContext& ctx) {
+  std::string_view addr, laddr;
+  bool has_addr = false, has_laddr = false, has_user = false, has_type = false;
+  std::string_view user;
+  ClientType type = ClientType::kNormal;
+  std::uint64_t id = 0;
+  bool skip_me = true;
+  const bool old_form = ctx.argc() == 3;
+  if (old_form) {
+    addr = ctx.args[2];
+    has_addr = true;
+    skip_me = false;
+  } else {
+    for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+      const std::string_view opt = ctx.args[i];
+      if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kSyntax);
+      const std::string_view value = ctx.args[i + 1];
+      if (iequals(opt, "ID")) {
+        const auto n = parse_int64(value);
+        if (!n || *n < 1) return ctx.reply.error("ERR client-id should be greater than 0");
+        id = static_cast<std::uint64_t>(*n);
+      } else if (iequals(opt, "TYPE")) {
+        type = client_type_by_name(value);
+        if (type == ClientType::kUnknown) return ctx.reply.error(unknown_client_type(value));
+        has_type = true;
+      } else if (iequals(opt, "ADDR")) {
+        addr = value;
+        has_addr = true;
+      } else if (iequals(opt, "LADDR")) {
+        laddr = value;
+        has_laddr = true;
+      } else if (iequals(opt, "USER")) {
+        if (value != "default") {
+          std::string text = "ERR No such user '";
+          text.append(value).append("'");
+          return ctx.reply.error(text);
+        }
+        user = value;
+        has_user = true;
+      } else if (iequals(opt, "SKIPME")) {
+        if (iequals(value, "YES")) {
+          skip_me = true;
+        } else if (iequals(value, "NO")) {
+          skip_me = false;
+        } else {
+          return ctx.reply.error(errors::kSyntax);
+        }
+      } else {
+        return ctx.reply.error(errors::kSyntax);
+      }
+    }
+  }
+  long long killed = 0;
+  for (const ClientState* c : clients_by_id(ctx.server)) {
+    if (has_addr && c->address != addr) continue;
+    if (has_laddr && c->local_address != laddr) continue;
+    if (has_type && type != ClientType::kNormal) continue;
+    if (id != 0 && c->id != id) continue;
+    if (has_user && user != "default") continue;
+    if (c == &ctx.client) {
+      if (skip_me) continue;
+      ctx.client.close_after_reply = true;  // after this reply
+    } else {
+      ctx.server.kill_list.push_back(c->id);
+    }
+    ++killed;
+  }
+  if (!old_form) return ctx.reply.integer(killed);
+  if (killed == 0) return ctx.reply.error("ERR No such client");
+  ctx.reply.ok();
+}
+
+void client_no_evict(CommandContext& ctx) {
+  if (iequals(ctx.args[2], "ON")) {
+    ctx.client.no_evict = true;
+  } else if (iequals(ctx.args[2], "OFF")) {
+    ctx.client.no_evict = false;
+  } else {
+    return ctx.reply.error(errors::kSyntax);
+  }
+  ctx.reply.ok();
+}
+
+// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing; the session silences the replies after
+// them (session.cc), and SKIP while OFF changes nothing, as in Redis.
+void client_reply(CommandContext& ctx) {
+  if (iequals(ctx.args[2], "ON")) {
+    ctx.client.reply_mode = ReplyMode::kOn;
+    ctx.client.skip_next_reply = false;
+    ctx.reply.ok();
+  } else if (iequals(ctx.args[2], "OFF")) {
+    ctx.client.reply_mode = ReplyMode::kOff;
+  } else if (iequals(ctx.args[2], "SKIP")) {
+    if (ctx.client.reply_mode != ReplyMode::kOff) ctx.client.reply_mode = ReplyMode::kSkip;
+  } else {
+    ctx.reply.error(errors::kSyntax);
+  }
+}
+
+// CLIENT PAUSE timeout [WRITE|ALL]: checked as Redis checks it, then answered OK without
+// pausing (nothing in chronocached waits on a pause yet: failover tools only need the OK).
+void client_pause(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    std::string text = "ERR unknown subcommand or wrong number of arguments for '";
+    text.append(ctx.args[1].substr(0, 128)).append("'. Try CLIENT HELP.");
+    return ctx.reply.error(text);
+  }
+  if (ctx.argc() == 4 && !iequals(ctx.args[3], "WRITE") && !iequals(ctx.args[3], "ALL"))
+    return ctx.reply.error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+  const auto timeout = parse_int64(ctx.args[2]);
+  if (!timeout) return ctx.reply.error("ERR timeout is not an integer or out of range");
+  if (*timeout < 0) return ctx.reply.error("ERR timeout is negative");
+  if (*timeout > INT64_MAX - ctx.unix_ms) return ctx.reply.error("ERR timeout is out of range");
+  ctx.reply.ok();
+}
+
+void client_unpause(CommandContext& ctx) { ctx.reply.ok(); }
+
+void client_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CACHING (YES|NO)",
+      "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
+      "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+      "         [OPTIN] [OPTOUT] [NOLOOP]",
+      "    Control server assisted client side caching.",
+      "TRACKINGINFO",
+      "    Report tracking status for the current connection.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.simple(line);
+}
+
+constexpr std::uint32_t kClientFlags = kNoScript | kLoading | kStale;
+constexpr std::uint32_t kClientAdminFlags = kAdmin | kClientFlags;
+
+// CLIENT SETINFO (Redis 7.2) is left out on purpose: we answer as 7.0.15, which we report as our
+// version, so a client probing for it gets the same unknown-subcommand error it would get from
+// that Redis (redis-py 5 sends it on connect and ignores the error).
+constexpr CommandSpec kClientSubcommands[] = {
+    {.name = "getname",
+     .arity = 2,
+     .flags = kClientFlags,
+     .handler = client_getname,
+     .summary = "Get the current connection name",
+     .since = "2.6.9",
+     .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = client_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "id",
+     .arity = 2,
+     .flags = kClientFlags,
+     .handler = client_id,
+     .summary = "Returns the client ID for the current connection",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "info",
+     .arity = 2,
+     .flags = kClientFlags,
+     .handler = client_info,
+     .summary = "Returns information about the current client connection.",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .acl = "slow connection"},
+    {.name = "kill",
+     .arity = -3,
+     .flags = kClientAdminFlags,
+     .handler = client_kill,
+     .summary = "Kill the connection of a client",
+     .since = "2.4.0",
+     .complexity = "O(N) where N is the number of client connections",
+     .acl = "admin slow dangerous connection",
+     .arguments = "filter(ip:port:string|new-format(?ID=client-id:integer|"
+                  "?TYPE=normal_master_slave_pubsub(NORMAL|MASTER|SLAVE|REPLICA|PUBSUB)|"
+                  "?USER=username:string|?ADDR=ip:port:string|?LADDR=ip:port:string|"
+                  "?SKIPME=yes/no:string)...)"},
+    {.name = "list",
+     .arity = -2,
+     .flags = kClientAdminFlags,
+     .handler = client_list,
+     .summary = "Get the list of client connections",
+     .since = "2.4.0",
+     .complexity = "O(N) where N is the number of client connections",
+     .acl = "admin slow dangerous connection",
+     .arguments = "?TYPE=normal_master_replica_pubsub(NORMAL|MASTER|REPLICA|PUBSUB) "
+                  "?ID=client-id:integer..."},
+    {.name = "no-evict",
+     .arity = 3,
+     .flags = kClientAdminFlags,
+     .handler = client_no_evict,
+     .summary = "Set client eviction mode for the current connection",
+     .since = "7.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous connection",
+     .arguments = "enabled(ON|OFF)"},
+    {.name = "pause",
+     .arity = -3,
+     .flags = kClientAdminFlags,
+     .handler = client_pause,
+     .summary = "Stop processing commands from clients for some time",
+     .since = "2.9.50",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous connection",
+     .arguments = "timeout:integer ?mode(WRITE|ALL)"},
+    {.name = "reply",
+     .arity = 3,
+     .flags = kClientFlags,
+     .handler = client_reply,
+     .summary = "Instruct the server whether to reply to commands",
+     .since = "3.2.0",
+     .complexity = "O(1)",
+     .acl = "slow connection",
+     .arguments = "on_off_skip(ON|OFF|SKIP)"},
+    {.name = "setname",
+     .arity = 3,
+     .flags = kClientFlags,
+     .handler = client_setname,
+     .summary = "Set the current connection name",
+     .since = "2.6.9",
+     .complexity = "O(1)",
+     .acl = "slow connection",
+     .arguments = "connection-name:string"},
+    {.name = "unpause",
+     .arity = 2,
+     .flags = kClientAdminFlags,
+     .handler = client_unpause,
+     .summary = "Resume processing of clients that were paused",
+     .since = "6.2.0",
+     .complexity = "O(N) Where N is the number of paused clients",
+     .acl = "admin slow dangerous connection"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> client_subcommands() { return kClientSubcommands; }
+
+}  // namespace chronocached

@@ -1,0 +1,181 @@
+#include "server/commands/config_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/commands/errors.h"
+#include "server/commands/glob.h"
+#include "server/commands/info.h"
+#include "server/config/server_config.h"
+
+namespace chronocached {
+namespace {
+
+// CONFIG GET parameter [parameter ...]: each a name or a glob; a name answers under the
+// spelling it was asked with, a glob under the setting's own name (as Redis does).
+void config_get(CommandContext& ctx) {
+  const auto params = config_params();
+  std::vector<bool> taken(params.size(), false);
+  std::vector<std::pair<std::string_view, const ConfigParam*>> matches;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    const std::string_view pattern = ctx.args[i];
+    const bool is_glob = pattern.find_first_of("[*?") != std::string_view::npos;
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (taken[p]) continue;
+      const bool hit = is_glob ? glob_match(pattern, params[p].name, true)
+                               : &params[p] == find_config_param(pattern);
+      if (!hit) continue;
+      taken[p] = true;
+      matches.emplace_back(is_glob ? params[p].name : pattern, &params[p]);
+    }
+  }
+  ctx.reply.map(matches.size());
+  for (const auto& [name, param] : matches) {
+    ctx.reply.bulk(name);
+    ctx.reply.bulk(param->get(ctx.server.config));
+  }
+}
+
+// CONFIG SET parameter value [parameter value ...]: all or nothing, checked in Redis's order
+// (unknown name, immutable, repeated, then each value), the first problem reported.
+void config_set(CommandContext& ctx) {
+  if ((ctx.argc() & 1) != 0) return ctx.reply.error(errors::kSyntax);
+  std::vector<const ConfigParam*> chosen;
+  for (std::size_t i = 2; i < ctx.argc(); i += 2) {
+    const std::string_view name = ctx.args[i];
+    const ConfigParam* param = find_config_param(name);
+    std::string problem;
+    if (param == nullptr) {
+      std::string text = "ERR Unknown option or number of arguments for CONFIG SET - '";
+      text.append(name).append("'");
+      return ctx.reply.error(text);
+    }
+    if (!param->runtime) {
+      problem = "can't set immutable config";
+    } else if (std::find(chosen.begin(), chosen.end(), param) != chosen.end()) {
+      problem = "duplicate parameter";
+    }
+    if (!problem.empty()) {
+      std::string text = "ERR CONFIG SET failed (possibly related to argument '";
+      text.append(name).append("') - ").append(problem);
+      return ctx.reply.error(text);
+    }
+    chosen.push_back(param);
+  }
+  ServerConfig updated = ctx.server.config;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (auto problem = chosen[i]->set(updated, ctx.args[3 + 2 * i])) {
+      std::string text = "ERR CONFIG SET failed (possibly related to argument '";
+      text.append(ctx.args[2 + 2 * i]).append("') - ").append(*problem);
+      return ctx.reply.error(text);
+    }
+  }
+  ctx.server.config = std::move(updated);
+  ctx.reply.ok();
+}
+
+void config_resetstat(CommandContext& ctx) {
+  reset_stats(ctx.server);
+  ctx.reply.ok();
+}
+
+// Writes the settings to the file the server was started with: to a temporary file first, then
+// renamed over it, so a crash mid-write never leaves half a config.
+void config_rewrite(CommandContext& ctx) {
+  const std::string& path = ctx.server.config.config_file;
+  if (path.empty()) return ctx.reply.error("ERR The server is running without a config file");
+  const std::string text = render_config(ctx.server.config);
+  std::string temporary = path;
+  temporary.append(".tmp-").append(std::to_string(getpid()));
+  std::FILE* file = std::fopen(temporary.c_str(), "w");
+  bool written = file != nullptr && std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  const int write_errno = errno;
+  if (file != nullptr) written = (std::fclose(file) == 0) && written;
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = written ? errno : write_errno;
+    std::remove(temporary.c_str());
+    std::string reply = "ERR Rewriting config file: ";
+    reply.append(std::strerror(error));
+    return ctx.reply.error(reply);
+  }
+  ctx.reply.ok();
+}
+
+void config_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.array(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.simple(line);
+}
+
+constexpr std::uint32_t kConfigFlags = kAdmin | kNoScript | kLoading | kStale;
+
+constexpr CommandSpec kSubcommands[] = {
+    {.name = "get",
+     .arity = -3,
+     .flags = kConfigFlags,
+     .handler = config_get,
+     .summary = "Get the values of configuration parameters",
+     .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .acl = "admin slow dangerous",
+     .arguments = "parameter{parameter:string}..."},
+    {.name = "set",
+     .arity = -4,
+     .flags = kConfigFlags | kMayReplicate,
+     .handler = config_set,
+     .summary = "Set configuration parameters to the given values",
+     .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .acl = "admin slow dangerous",
+     .arguments = "parameter-value{parameter:string,value:string}..."},
+    {.name = "resetstat",
+     .arity = 2,
+     .flags = kConfigFlags,
+     .handler = config_resetstat,
+     .summary = "Reset the stats returned by INFO",
+     .since = "2.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "rewrite",
+     .arity = 2,
+     .flags = kConfigFlags,
+     .handler = config_rewrite,
+     .summary = "Rewrite the configuration file with the in memory configuration",
+     .since = "2.8.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = config_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "slow"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> config_subcommands() { return kSubcommands; }
+
+}  // namespace chronocached

@@ -1,0 +1,390 @@
+#include "server/commands/diagnostics.h"
+
+#include <string>
+#include <string_view>
+
+#include "server/commands/arguments.h"
+#include "server/commands/errors.h"
+
+namespace chronocached {
+namespace {
+
+void reply_lines(CommandContext& ctx, std::span<const std::string_view> lines) {
+  ctx.reply.array(lines.size());
+  for (std::string_view line : lines) ctx.reply.simple(line);
+}
+
+// "ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP."
+std::string subcommand_syntax_error(std::string_view sub, std::string_view command) {
+  std::string text = "ERR unknown subcommand or wrong number of arguments for '";
+  text.append(sub.substr(0, 128)).append("'. Try ").append(command).append(" HELP.");
+  return text;
+}
+
+// ---- LATENCY ---------------------------------------------------------------------------------
+
+// Redis's answer while latency-monitor-threshold is 0 (its default): no samples are taken. The
+// same holds here, with no threshold to raise.
+void latency_doctor(CommandContext& ctx) {
+  ctx.reply.verbatim(
+      "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
+      "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
+      "it. If we weren't in a deep space mission I'd suggest to take a look at "
+      "https://redis.io/topics/latency-monitor.\n");
+}
+
+void latency_graph(CommandContext& ctx) {
+  std::string text = "ERR No samples available for event '";
+  text.append(ctx.args[2]).append("'");
+  ctx.reply.error(text);
+}
+
+void latency_histogram(CommandContext& ctx) { ctx.reply.map(0); }
+void empty_array(CommandContext& ctx) { ctx.reply.array(0); }
+void zero(CommandContext& ctx) { ctx.reply.integer(0); }
+void ok(CommandContext& ctx) { ctx.reply.ok(); }
+
+void latency_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return a human readable latency analysis report.",
+      "GRAPH <event>",
+      "    Return an ASCII latency graph for the <event> class.",
+      "HISTORY <event>",
+      "    Return time-latency samples for the <event> class.",
+      "LATEST",
+      "    Return the latest latency samples for all events.",
+      "RESET [<event> ...]",
+      "    Reset latency data of one or more <event> classes.",
+      "    (default: reset all data for all event classes)",
+      "HISTOGRAM [COMMAND ...]",
+      "    Return a cumulative distribution of latencies in the format of a histogram for the "
+      "specified command names.",
+      "    If no commands are specified then all histograms are replied.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply_lines(ctx, kLines);
+}
+
+constexpr std::uint32_t kLatencyFlags = kAdmin | kNoScript | kLoading | kStale;
+
+constexpr CommandSpec kLatency[] = {
+    {.name = "doctor",
+     .arity = 2,
+     .flags = kLatencyFlags,
+     .handler = latency_doctor,
+     .summary = "Return a human readable latency analysis report.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "graph",
+     .arity = 3,
+     .flags = kLatencyFlags,
+     .handler = latency_graph,
+     .summary = "Return a latency graph for the event.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "event:string"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = latency_help,
+     .summary = "Show helpful text about the different subcommands.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "slow"},
+    {.name = "histogram",
+     .arity = -2,
+     .flags = kLatencyFlags,
+     .handler = latency_histogram,
+     .summary = "Return the cumulative distribution of latencies of a subset of commands or all.",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the number of commands with latency information being "
+                   "retrieved.",
+     .acl = "admin slow dangerous",
+     .arguments = "?command:string..."},
+    {.name = "history",
+     .arity = 3,
+     .flags = kLatencyFlags,
+     .handler = empty_array,
+     .summary = "Return timestamp-latency samples for the event.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "event:string"},
+    {.name = "latest",
+     .arity = 2,
+     .flags = kLatencyFlags,
+     .handler = empty_array,
+     .summary = "Return the latest latency samples for all events.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "reset",
+     .arity = -2,
+     .flags = kLatencyFlags,
+     .handler = zero,
+     .summary = "Reset latency data for one or more events.",
+     .since = "2.8.13",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "?event:string..."},
+};
+
+// ---- SLOWLOG ---------------------------------------------------------------------------------
+
+void slowlog_get(CommandContext& ctx) {
+  if (ctx.argc() > 3) return ctx.reply.error(subcommand_syntax_error(ctx.args[1], "SLOWLOG"));
+  if (ctx.argc() == 3) {
+    const auto count = parse_int64(ctx.args[2]);
+    if (!count || *count < -1)
+      return ctx.reply.error("ERR count should be greater than or equal to -1");
+  }
+  ctx.reply.array(0);
+}
+
+void slowlog_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET [<count>]",
+      "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+      "    Entries are made of:",
+      "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+      "    client name",
+      "LEN",
+      "    Return the length of the slowlog.",
+      "RESET",
+      "    Reset the slowlog.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply_lines(ctx, kLines);
+}
+
+constexpr std::uint32_t kSlowlogFlags = kAdmin | kLoading | kStale;
+
+constexpr CommandSpec kSlowlog[] = {
+    {.name = "get",
+     .arity = -2,
+     .flags = kSlowlogFlags,
+     .handler = slowlog_get,
+     .summary = "Get the slow log's entries",
+     .since = "2.2.12",
+     .complexity = "O(N) where N is the number of entries returned",
+     .acl = "admin slow dangerous",
+     .arguments = "?count:integer"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = slowlog_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "6.2.0",
+     .complexity = "O(1)",
+     .acl = "slow"},
+    {.name = "len",
+     .arity = 2,
+     .flags = kSlowlogFlags,
+     .handler = zero,
+     .summary = "Get the slow log's length",
+     .since = "2.2.12",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "reset",
+     .arity = 2,
+     .flags = kSlowlogFlags,
+     .handler = ok,
+     .summary = "Clear all entries from the slow log",
+     .since = "2.2.12",
+     .complexity = "O(N) where N is the number of entries in the slowlog",
+     .acl = "admin slow dangerous"},
+};
+
+// ---- FUNCTION --------------------------------------------------------------------------------
+
+void function_flush(CommandContext& ctx) {
+  if (ctx.argc() > 3) return ctx.reply.error(subcommand_syntax_error(ctx.args[1], "FUNCTION"));
+  if (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC"))
+    return ctx.reply.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+  ctx.reply.ok();
+}
+
+// FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]: there are no libraries to list.
+void function_list(CommandContext& ctx) {
+  bool with_code = false;
+  bool has_pattern = false;
+  for (std::size_t i = 2; i < ctx.argc(); ++i) {
+    if (!with_code && iequals(ctx.args[i], "WITHCODE")) {
+      with_code = true;
+    } else if (!has_pattern && iequals(ctx.args[i], "LIBRARYNAME")) {
+      if (i + 1 >= ctx.argc()) return ctx.reply.error("ERR library name argument was not given");
+      has_pattern = true;
+      ++i;
+    } else {
+      std::string text = "ERR Unknown argument ";
+      text.append(ctx.args[i]);
+      return ctx.reply.error(text);
+    }
+  }
+  ctx.reply.array(0);
+}
+
+void function_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LOAD [REPLACE] <FUNCTION CODE>",
+      "    Create a new library with the given library name and code.",
+      "DELETE <LIBRARY NAME>",
+      "    Delete the given library.",
+      "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+      "    Return general information on all the libraries:",
+      "    * Library name",
+      "    * The engine used to run the Library",
+      "    * Library description",
+      "    * Functions list",
+      "    * Library code (if WITHCODE is given)",
+      "    It also possible to get only function that matches a pattern using LIBRARYNAME "
+      "argument.",
+      "STATS",
+      "    Return information about the current function running:",
+      "    * Function name",
+      "    * Command used to run the function",
+      "    * Duration in MS that the function is running",
+      "    If no function is running, return nil",
+      "    In addition, returns a list of available engines.",
+      "KILL",
+      "    Kill the current running function.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Delete all the libraries.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the libraries.",
+      "    * SYNC: Synchronously flush the libraries.",
+      "DUMP",
+      "    Return a serialized payload representing the current libraries, can be restored "
+      "using FUNCTION RESTORE command",
+      "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+      "    Restore the libraries represented by the given payload, it is possible to give a "
+      "restore policy to",
+      "    control how to handle existing libraries (default APPEND):",
+      "    * FLUSH: delete all existing libraries.",
+      "    * APPEND: appends the restored libraries to the existing libraries. On collision, "
+      "abort.",
+      "    * REPLACE: appends the restored libraries to the existing libraries, On collision, "
+      "replace the old",
+      "      libraries with the new libraries (notice that even on this option there is a "
+      "chance of failure",
+      "      in case of functions name collision with another library).",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply_lines(ctx, kLines);
+}
+
+constexpr CommandSpec kFunction[] = {
+    {.name = "flush",
+     .arity = -2,
+     .flags = kWrite | kNoScript,
+     .handler = function_flush,
+     .summary = "Deleting all functions",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the number of functions deleted",
+     .acl = "write slow scripting",
+     .arguments = "?flush-type(ASYNC|SYNC)"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = function_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "7.0.0",
+     .complexity = "O(1)",
+     .acl = "slow scripting"},
+    {.name = "list",
+     .arity = -2,
+     .flags = kNoScript,
+     .handler = function_list,
+     .summary = "List information about all the functions",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the number of functions",
+     .acl = "slow scripting",
+     .arguments = "?LIBRARYNAME=library-name-pattern:string ?WITHCODE"},
+};
+
+// ---- SCRIPT ----------------------------------------------------------------------------------
+
+void script_flush(CommandContext& ctx) {
+  if (ctx.argc() > 3 ||
+      (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC")))
+    return ctx.reply.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+  ctx.reply.ok();
+}
+
+// SCRIPT EXISTS sha1 [sha1 ...]: the script cache is always empty.
+void script_exists(CommandContext& ctx) {
+  ctx.reply.array(ctx.argc() - 2);
+  for (std::size_t i = 2; i < ctx.argc(); ++i) ctx.reply.integer(0);
+}
+
+void script_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DEBUG (YES|SYNC|NO)",
+      "    Set the debug mode for subsequent scripts executed.",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the scripts cache.",
+      "    * SYNC: Synchronously flush the scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply_lines(ctx, kLines);
+}
+
+constexpr CommandSpec kScript[] = {
+    {.name = "exists",
+     .arity = -3,
+     .flags = kNoScript,
+     .handler = script_exists,
+     .summary = "Check existence of scripts in the script cache.",
+     .since = "2.6.0",
+     .complexity = "O(N) with N being the number of scripts to check (so checking a single "
+                   "script is an O(1) operation).",
+     .acl = "slow scripting",
+     .arguments = "sha1:string..."},
+    {.name = "flush",
+     .arity = -2,
+     .flags = kNoScript,
+     .handler = script_flush,
+     .summary = "Remove all the scripts from the script cache.",
+     .since = "2.6.0",
+     .complexity = "O(N) with N being the number of scripts in cache",
+     .acl = "slow scripting",
+     .arguments = "?flush-type(ASYNC|SYNC)"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = script_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "slow scripting"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> latency_subcommands() { return kLatency; }
+std::span<const CommandSpec> slowlog_subcommands() { return kSlowlog; }
+std::span<const CommandSpec> function_subcommands() { return kFunction; }
+std::span<const CommandSpec> script_subcommands() { return kScript; }
+
+}  // namespace chronocached

@@ -1,0 +1,400 @@
+"""Connection commands through real clients: HELLO in both protocols, AUTH and NOAUTH, SELECT,
+the CLIENT subcommands (LIST fields, KILL of another connection, REPLY OFF/SKIP) and RESET."""
+import socket
+import time
+
+import pytest
+import redis
+
+# Redis 7.0's CLIENT LIST fields, in its order (catClientInfoString).
+CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",
+                 "ssub", "multi", "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp",
+                 "obl", "oll", "omem", "tot-mem", "events", "cmd", "user", "redir", "resp"]
+
+
+def send(sock, *commands):
+    """Sends each command (a tuple of arguments) as a multibulk request, all in one write."""
+    out = b""
+    for args in commands:
+        out += b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+    sock.sendall(out)
+
+
+def read_exactly(sock, expected, timeout=5.0):
+    """Reads len(expected) bytes (fewer at EOF) and returns them: never more."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while len(data) < len(expected):
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        chunk = sock.recv(len(expected) - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def assert_closed(sock, timeout=5.0):
+    sock.settimeout(timeout)
+    try:
+        assert sock.recv(100) == b""
+    except ConnectionResetError:
+        pass
+
+
+def single(server, **kwargs):
+    return server.client(decode_responses=True, single_connection_client=True, **kwargs)
+
+
+# ---- HELLO ---------------------------------------------------------------------------------------
+
+def test_hello_switches_protocol_both_ways(server):
+    sock = server.raw()
+    send(sock, ("HELLO", "3"))
+    head = read_exactly(sock, b"%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15"
+                              b"\r\n$5\r\nproto\r\n:3\r\n")
+    assert head == (b"%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n"
+                    b"$5\r\nproto\r\n:3\r\n")
+    sock.settimeout(1)
+    rest = sock.recv(1000)
+    assert rest.endswith(b"$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+                         b"$7\r\nmodules\r\n*0\r\n")
+    send(sock, ("GET", "missing"))
+    assert read_exactly(sock, b"_\r\n") == b"_\r\n"
+    send(sock, ("HELLO", "2"))
+    assert read_exactly(sock, b"*14\r\n") == b"*14\r\n"
+    sock.recv(1000)
+    send(sock, ("GET", "missing"))
+    assert read_exactly(sock, b"$-1\r\n") == b"$-1\r\n"
+    sock.close()
+
+
+def test_hello_reports_the_connection_and_sets_its_name(r):
+    reply = r.execute_command("HELLO", r.connection_pool.connection_kwargs.get("protocol", 2),
+                              "SETNAME", "from-hello")
+    reply = dict(zip(reply[::2], reply[1::2])) if isinstance(reply, list) else reply
+    assert reply["server"] == "redis" and reply["version"] == "7.0.15"
+    assert reply["id"] == r.client_id()
+    assert reply["mode"] == "standalone" and reply["role"] == "master" and reply["modules"] == []
+    assert r.client_getname() == "from-hello"
+
+
+def test_hello_errors(r):
+    cases = [(("4",), "NOPROTO unsupported protocol version"),
+             (("abc",), "Protocol version is not an integer or out of range"),
+             (("3", "nosuch"), "Syntax error in HELLO option 'nosuch'"),
+             (("3", "AUTH", "default"), "Syntax error in HELLO option 'AUTH'"),
+             (("3", "SETNAME", "a b"),
+              "Client names cannot contain spaces, newlines or special characters.")]
+    for args, message in cases:
+        with pytest.raises(redis.ResponseError) as e:
+            r.execute_command("HELLO", *args)
+        assert str(e.value) == message
+    with pytest.raises(redis.AuthenticationError):
+        r.execute_command("HELLO", "3", "AUTH", "nobody", "x")
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_redis_py_connects_in_each_protocol(server, protocol):
+    c = server.client(protocol=protocol, decode_responses=True)
+    assert c.ping()
+    c.set("proto-key", "v")
+    assert c.get("proto-key") == "v"
+    assert c.client_info()["resp"] == str(protocol)
+
+
+# ---- AUTH ----------------------------------------------------------------------------------------
+
+def test_auth_without_a_password_configured(r):
+    # redis-py files this Redis text under AuthenticationError.
+    with pytest.raises(redis.AuthenticationError, match="called without any password configured"):
+        r.execute_command("AUTH", "x")
+    assert r.execute_command("AUTH", "default", "anything")
+    with pytest.raises(redis.AuthenticationError):
+        r.execute_command("AUTH", "nobody", "x")
+    with pytest.raises(redis.ResponseError, match="^syntax error$"):
+        r.execute_command("AUTH", "a", "b", "c")
+
+
+def test_requirepass_auth_success_failure_and_noauth(start_server):
+    s = start_server("--requirepass", "s3cret")
+    sock = s.raw()
+    send(sock, ("PING",), ("HELLO", "3"), ("AUTH", "wrong"), ("AUTH", "nobody", "s3cret"),
+         ("QUIT",))
+    expected = (b"-NOAUTH Authentication required.\r\n"
+                b"-NOAUTH HELLO must be called with the client already authenticated, otherwise "
+                b"the HELLO AUTH <user> <pass> option can be used to authenticate the client and "
+                b"select the RESP protocol version at the same time\r\n"
+                b"-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+                b"-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+                b"+OK\r\n")
+    assert read_exactly(sock, expected) == expected
+    assert_closed(sock)
+    c = single(s)
+    with pytest.raises(redis.AuthenticationError):
+        c.ping()
+    assert c.execute_command("AUTH", "s3cret")
+    assert c.ping()
+    assert c.execute_command("RESET") == "RESET"
+    with pytest.raises(redis.AuthenticationError):
+        c.ping()  # RESET signs the connection out again
+    assert c.execute_command("AUTH", "default", "s3cret")
+    assert c.ping()
+    for protocol in (2, 3):
+        assert s.client(protocol=protocol, password="s3cret").ping()
+    hello = s.raw()
+    send(hello, ("HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "authed"), ("PING",))
+    data = read_exactly(hello, b"%7\r\n")
+    assert data.startswith(b"%7\r\n")
+    hello.settimeout(1)
+    while not data.endswith(b"+PONG\r\n"):
+        data += hello.recv(1000)
+    hello.close()
+
+
+# ---- SELECT --------------------------------------------------------------------------------------
+
+def test_select_keeps_a_database_per_connection(server, r):
+    c = single(server)
+    c.set("k", "db0")
+    assert c.execute_command("SELECT", 1)
+    assert c.get("k") is None
+    c.set("k", "db1")
+    assert c.execute_command("SELECT", 0)
+    assert c.get("k") == "db0"
+    assert c.execute_command("SELECT", 1) and c.get("k") == "db1"
+    assert c.client_info()["db"] == 1
+    with pytest.raises(redis.ResponseError, match="^DB index is out of range$"):
+        c.execute_command("SELECT", 16)
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        c.execute_command("SELECT", "one")
+    assert c.get("k") == "db1", "a failed SELECT keeps the database"
+    assert r.get("k") == "db0", "other connections are not moved"
+
+
+# ---- CLIENT ID / SETNAME / GETNAME / LIST / INFO -------------------------------------------------
+
+def test_client_ids_names_and_list_fields(server, r):
+    other = single(server)
+    other.ping()
+    my_id, other_id = r.client_id(), other.client_id()
+    assert my_id != other_id
+    assert r.client_getname() is None
+    assert r.client_setname("worker-1")
+    assert r.client_getname() == "worker-1"
+    with pytest.raises(redis.ResponseError, match="cannot contain spaces"):
+        r.client_setname("two words")
+    assert r.client_getname() == "worker-1"
+    sock = server.raw()
+    send(sock, ("CLIENT", "LIST"))
+    head = read_exactly(sock, b"$1")
+    while not head.endswith(b"\r\n"):
+        head += sock.recv(1)
+    length = int(head[1:-2])
+    raw = read_exactly(sock, b"x" * (length + 2))[:-2].decode()
+    lines = raw.split("\n")
+    assert lines[-1] == "" and all(lines[:-1]), "one line per client, each ending in \\n"
+    fields = [pair.split("=", 1)[0] for pair in lines[0].split(" ")]
+    assert fields == CLIENT_FIELDS
+    clients = {int(c["id"]): c for c in r.client_list()}
+    assert list(clients) == sorted(clients), "oldest first, as Redis lists them"
+    mine = clients[my_id]
+    assert mine["name"] == "worker-1" and mine["cmd"] == "client|list"
+    assert mine["flags"] == "N" and mine["db"] == "0" and mine["user"] == "default"
+    assert clients[other_id]["cmd"] == "client|id", "its last command, with the subcommand"
+    assert [c["id"] for c in r.client_list(client_id=[str(other_id)])] == [str(other_id)]
+    assert len(r.client_list(_type="normal")) == len(clients)
+    assert r.client_list(_type="replica") == []
+    info = r.client_info()
+    assert info["id"] == my_id and info["cmd"] == "client|info"
+    assert r.client_setname("") and r.client_getname() is None
+    sock.close()
+
+
+def test_client_list_shows_age_idle_multi_and_flags(server, r):
+    c = single(server)
+    c_id = c.client_id()
+    c.execute_command("CLIENT NO-EVICT", "on")
+    c.execute_command("MULTI")
+    c.execute_command("SET", "a", "1")
+    c.execute_command("SET", "b", "2")
+    r.execute_command("DEBUG", "ADVANCE-CLOCK", 5000)
+    entry = r.client_list(client_id=[str(c_id)])[0]
+    assert entry["flags"] == "xe" and entry["multi"] == "2"
+    assert int(entry["age"]) >= 5 and int(entry["idle"]) >= 5
+    assert int(entry["multi-mem"]) > 0
+    assert entry["cmd"] == "multi", "queued commands have not run"
+    c.execute_command("DISCARD")
+    assert r.client_list(client_id=[str(c_id)])[0]["multi"] == "-1"
+
+
+def test_client_list_errors(r):
+    with pytest.raises(redis.ResponseError, match="^Unknown client type 'nosuch'$"):
+        r.execute_command("CLIENT LIST", "TYPE", "nosuch")
+    with pytest.raises(redis.ResponseError, match="^Invalid client ID$"):
+        r.execute_command("CLIENT LIST", "ID", "abc")
+    with pytest.raises(redis.ResponseError, match="^syntax error$"):
+        r.execute_command("CLIENT LIST", "nosuch")
+    assert r.execute_command("CLIENT LIST", "ID", "999999") == []
+
+
+# ---- CLIENT KILL ---------------------------------------------------------------------------------
+
+def test_client_kill_closes_another_connection(server, r):
+    victim = server.raw()
+    send(victim, ("PING",))
+    assert read_exactly(victim, b"+PONG\r\n") == b"+PONG\r\n"
+    address = "%s:%d" % victim.getsockname()
+    assert r.client_kill(address) is True
+    assert_closed(victim)
+    with pytest.raises(redis.ResponseError, match="^No such client$"):
+        r.client_kill(address)
+    second = server.raw()
+    send(second, ("CLIENT", "ID"))
+    reply = read_exactly(second, b":1\r\n")
+    second.settimeout(1)
+    while not reply.endswith(b"\r\n"):
+        reply += second.recv(100)
+    second_id = int(reply[1:-2])
+    assert r.client_kill_filter(_id=second_id) == 1
+    assert_closed(second)
+    assert r.client_kill_filter(_id=second_id) == 0
+
+
+def test_client_kill_filters(start_server):
+    s = start_server()
+    c = single(s)
+    a, b = s.raw(), s.raw()
+    send(a, ("PING",))
+    send(b, ("PING",))
+    read_exactly(a, b"+PONG\r\n")
+    read_exactly(b, b"+PONG\r\n")
+    laddr = c.client_info()["laddr"]
+    assert c.client_kill_filter(_type="master") == 0
+    assert c.client_kill_filter(laddr=laddr, addr="%s:%d" % a.getsockname()) == 1
+    assert_closed(a)
+    assert c.client_kill_filter(user="default") == 1  # b; skipme spares the caller
+    assert_closed(b)
+    assert c.ping()
+    with pytest.raises(redis.ResponseError, match="^No such user 'nobody'$"):
+        c.client_kill_filter(user="nobody")
+    with pytest.raises(redis.ResponseError, match="^client-id should be greater than 0$"):
+        c.execute_command("CLIENT KILL", "ID", "0")
+    with pytest.raises(redis.ResponseError, match="^syntax error$"):
+        c.execute_command("CLIENT KILL", "SKIPME", "maybe")
+    me = s.raw()
+    send(me, ("CLIENT", "KILL", "LADDR", laddr, "SKIPME", "no"))
+    assert read_exactly(me, b":2\r\n") == b":2\r\n"  # itself and c, the last two on laddr
+    assert_closed(me)
+
+
+# ---- CLIENT REPLY / NO-EVICT / PAUSE / SETINFO / HELP --------------------------------------------
+
+def test_client_reply_off_and_on(server, r):
+    sock = server.raw()
+    send(sock, ("CLIENT", "REPLY", "OFF"), ("SET", "silent", "1"), ("GET", "silent"),
+         ("CLIENT", "REPLY", "ON"), ("PING",))
+    assert read_exactly(sock, b"+OK\r\n+PONG\r\n") == b"+OK\r\n+PONG\r\n"
+    assert r.get("silent") == "1"
+    sock.close()
+
+
+def test_client_reply_skip_silences_one_command(server, r):
+    sock = server.raw()
+    send(sock, ("CLIENT", "REPLY", "SKIP"), ("SET", "skipped", "1"), ("ECHO", "heard"))
+    assert read_exactly(sock, b"$5\r\nheard\r\n") == b"$5\r\nheard\r\n"
+    assert r.get("skipped") == "1"
+    send(sock, ("CLIENT", "REPLY", "OFF"), ("CLIENT", "REPLY", "SKIP"), ("PING",),
+         ("CLIENT", "REPLY", "ON"), ("ECHO", "back"))
+    assert read_exactly(sock, b"+OK\r\n$4\r\nback\r\n") == b"+OK\r\n$4\r\nback\r\n"
+    send(sock, ("CLIENT", "REPLY", "maybe"))
+    assert read_exactly(sock, b"-ERR syntax error\r\n") == b"-ERR syntax error\r\n"
+    sock.close()
+
+
+def test_client_no_evict_pause_unpause(r):
+    assert r.client_no_evict("ON") == "OK"
+    assert r.client_info()["flags"] == "e"
+    assert r.client_no_evict("OFF") == "OK"
+    assert r.client_info()["flags"] == "N"
+    with pytest.raises(redis.ResponseError, match="^syntax error$"):
+        r.client_no_evict("maybe")
+    assert r.client_pause(10) is True
+    assert r.client_pause(10, all=False) is True
+    assert r.client_unpause() in (True, "OK")
+    with pytest.raises(redis.ResponseError, match="^CLIENT PAUSE mode must be WRITE or ALL$"):
+        r.execute_command("CLIENT PAUSE", "10", "READS")
+    with pytest.raises(redis.ResponseError, match="^timeout is negative$"):
+        r.execute_command("CLIENT PAUSE", "-1")
+
+
+def test_client_setinfo_is_unknown_as_in_redis_7_0(r):
+    # Redis 7.2 added CLIENT SETINFO; we answer as 7.0.15, and redis-py ignores the error.
+    with pytest.raises(redis.ResponseError,
+                       match=r"^unknown subcommand 'SETINFO'. Try CLIENT HELP.$"):
+        r.execute_command("CLIENT SETINFO", "LIB-NAME", "redis-py")
+
+
+def test_client_help_and_arity(r):
+    lines = r.execute_command("CLIENT HELP")
+    assert lines[0].startswith("CLIENT <subcommand>") and "NO-EVICT (ON|OFF)" in lines
+    with pytest.raises(redis.ResponseError,
+                       match=r"^wrong number of arguments for 'client\|setname' command$"):
+        r.execute_command("CLIENT SETNAME")
+    with pytest.raises(redis.ResponseError, match="^wrong number of arguments for 'client'"):
+        r.execute_command("CLIENT")
+
+
+# ---- RESET / QUIT / PING / ECHO ------------------------------------------------------------------
+
+def test_reset_restores_a_fresh_connection(server):
+    sock = server.raw()
+    send(sock, ("HELLO", "3"))
+    read_exactly(sock, b"%7\r\n")
+    sock.settimeout(1)
+    data = b""
+    while not data.endswith(b"*0\r\n"):
+        data += sock.recv(1000)
+    send(sock, ("SELECT", "2"), ("CLIENT", "SETNAME", "named"), ("CLIENT", "NO-EVICT", "on"),
+         ("WATCH", "w"), ("MULTI",), ("SET", "x", "1"), ("RESET",), ("CLIENT", "GETNAME"),
+         ("EXEC",), ("GET", "missing"))
+    expected = (b"+OK\r\n+OK\r\n+OK\r\n+OK\r\n+OK\r\n+QUEUED\r\n+RESET\r\n$-1\r\n"
+                b"-ERR EXEC without MULTI\r\n$-1\r\n")
+    assert read_exactly(sock, expected) == expected
+    send(sock, ("CLIENT", "INFO"))
+    info = read_exactly(sock, b"$")
+    while not info.endswith(b"\n\r\n"):
+        info += sock.recv(1000)
+    assert b" db=0 " in info and b" name= " in info and b" flags=N " in info
+    assert b" resp=2\n" in info
+    sock.close()
+
+
+def test_quit_replies_then_closes(server):
+    sock = server.raw()
+    send(sock, ("QUIT",), ("PING",))
+    assert read_exactly(sock, b"+OK\r\n+PONG") == b"+OK\r\n"
+    assert_closed(sock)
+
+
+def test_ping_and_echo(r):
+    assert r.ping() is True
+    assert r.echo("two words") == "two words"
+    with pytest.raises(redis.ResponseError, match="^wrong number of arguments for 'ping'"):
+        r.execute_command("PING", "a", "b")
+
+
+def test_many_connections_get_distinct_increasing_ids(server):
+    sockets = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(5)]
+    ids = []
+    for s in sockets:
+        send(s, ("CLIENT", "ID"))
+        s.settimeout(5)
+        data = b""
+        while not data.endswith(b"\r\n"):
+            data += s.recv(100)
+        ids.append(int(data[1:-2]))
+        s.close()
+    assert ids == sorted(ids) and len(set(ids)) == 5

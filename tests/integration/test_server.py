@@ -1,0 +1,532 @@
+"""Server commands through real clients: INFO (as redis-py's info() parses it), CONFIG, COMMAND
+(the shapes redis-py and redis-cli read), TIME, SHUTDOWN, MONITOR, LASTSAVE and the
+diagnostics tools send to any Redis (LATENCY, SLOWLOG, FUNCTION, SCRIPT)."""
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import time
+
+import pytest
+import redis
+
+ARG_TYPES = {"key", "string", "integer", "double", "pattern", "unix-time", "pure-token",
+             "oneof", "block"}
+
+
+def raw_command(sock, *args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    sock.sendall(out)
+
+
+def read_until(sock, predicate, timeout=5.0):
+    """Reads from `sock`, a byte at a time, until predicate(data) holds; returns the data."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not predicate(data):
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"timed out; got {data!r}"
+        sock.settimeout(remaining)
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+# ---- INFO ----------------------------------------------------------------------------------------
+
+def test_info_default_sections_parse_with_redis_py(r):
+    info = r.info()
+    assert info["redis_version"] == "7.0.15"
+    assert info["chronocached_version"]
+    assert info["redis_mode"] == "standalone"
+    assert info["role"] == "master"
+    assert info["process_id"] > 0
+    assert re.fullmatch(r"[0-9a-f]{40}", info["run_id"])
+    assert info["tcp_port"] == r.connection_pool.connection_kwargs["port"]
+    assert info["connected_clients"] >= 1
+    assert info["used_memory"] > 0
+    assert info["used_memory_human"][-1] in "BKMGTP"
+    assert info["maxmemory_policy"] == "noeviction"
+    assert info["rdb_bgsave_in_progress"] == 0
+    assert info["rdb_last_bgsave_status"] == "ok"
+    assert info["instantaneous_ops_per_sec"] == 0
+    assert info["total_commands_processed"] > 0
+    assert info["total_connections_received"] >= 1
+    assert info["cluster_enabled"] == 0
+    for field in ("uptime_in_seconds", "total_net_input_bytes", "rejected_connections",
+                  "expired_keys", "evicted_keys", "keyspace_hits", "keyspace_misses",
+                  "rdb_changes_since_last_save", "used_cpu_user", "mem_fragmentation_ratio"):
+        assert isinstance(info[field], (int, float)), field
+    assert not any(k.startswith("cmdstat_") for k in info), "commandstats is not a default section"
+
+
+def test_info_sections_are_selected_by_name(r):
+    server = r.info("server")
+    assert "redis_version" in server and "connected_clients" not in server
+    both = r.execute_command("INFO", "Server", "CLIENTS")
+    assert "redis_version" in both and "connected_clients" in both and "used_memory" not in both
+    assert r.info("nosuch") == {}
+    everything = r.info("everything")
+    assert "used_memory" in everything and any(k.startswith("cmdstat_") for k in everything)
+    assert any(k.startswith("cmdstat_") for k in r.info("all"))
+
+
+def read_bulk(sock):
+    """One bulk (or RESP3 verbatim) string reply: its payload."""
+    head = read_until(sock, lambda d: d.endswith(b"\r\n"))
+    assert head[:1] in (b"$", b"="), head
+    length = int(head[1:-2])
+    return read_until(sock, lambda d: len(d) >= length + 2)[:-2]
+
+
+def test_info_text_layout(server):
+    sock = server.raw()
+    raw_command(sock, "INFO", "server", "cluster")
+    body = read_bulk(sock)
+    assert body.startswith(b"# Server\r\nredis_version:7.0.15\r\n")
+    assert body.endswith(b"\r\n\r\n# Cluster\r\ncluster_enabled:0\r\n")
+    assert all(re.fullmatch(rb"# \w+|[a-z_0-9]+:[^\r\n]*|", line)
+               for line in body.split(b"\r\n")), body
+    sock.close()
+
+
+def test_info_is_a_verbatim_string_in_resp3(server):
+    sock = server.raw()
+    raw_command(sock, "HELLO", "3")
+    read_until(sock, lambda d: b"modules" in d and d.endswith(b"*0\r\n"))
+    raw_command(sock, "INFO", "cluster")
+    data = read_until(sock, lambda d: d.endswith(b"cluster_enabled:0\r\n\r\n"))
+    assert data == b"=34\r\ntxt:# Cluster\r\ncluster_enabled:0\r\n\r\n"
+    sock.close()
+
+
+def test_info_keyspace_counts_keys_expires_and_mean_ttl(r):
+    assert r.info("keyspace") == {}
+    r.set("a", 1)
+    r.set("b", 2, ex=100)
+    r.set("c", 3, ex=300)
+    r.execute_command("SELECT", 0)
+    db0 = r.info("keyspace")["db0"]
+    assert db0["keys"] == 3 and db0["expires"] == 2
+    assert 199_000 <= db0["avg_ttl"] <= 200_000
+    assert "db1" not in r.info("keyspace"), "empty databases are not listed"
+
+
+def test_keyspace_hits_misses_and_expired_keys_count(r):
+    r.set("k", "v")
+    r.set("short", "v", px=100)
+    before = r.info("stats")
+    assert r.get("k") == "v"
+    assert r.get("missing") is None
+    r.execute_command("DEBUG", "ADVANCE-CLOCK", 200)
+    assert r.get("short") is None
+    after = r.info("stats")
+    assert after["keyspace_hits"] - before["keyspace_hits"] == 1
+    assert after["keyspace_misses"] - before["keyspace_misses"] == 2
+    assert after["expired_keys"] - before["expired_keys"] == 1
+
+
+def test_writes_count_as_changes_since_last_save(r):
+    before = r.info("persistence")["rdb_changes_since_last_save"]
+    r.set("a", 1)
+    r.set("b", 2)
+    assert r.info("persistence")["rdb_changes_since_last_save"] - before == 2
+
+
+def test_commandstats_errorstats_and_resetstat(r):
+    r.set("k", "v")
+    r.get("k")
+    with pytest.raises(redis.ResponseError):
+        r.execute_command("GET")  # refused before it runs
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE|syntax"):
+        r.execute_command("SET", "k", "v", "NX", "XX")  # runs and fails
+    assert r.config_resetstat() is True
+    stats = r.info("commandstats")
+    assert list(stats) == ["cmdstat_config|resetstat"]
+    assert stats["cmdstat_config|resetstat"]["calls"] == 1
+    assert r.info("errorstats") == {}
+    assert r.info("stats")["keyspace_hits"] == 0
+    r.get("k")
+    r.get("k")
+    with pytest.raises(redis.ResponseError):
+        r.execute_command("SET", "k", "v", "NX", "XX")
+    stats = r.info("commandstats")
+    assert stats["cmdstat_get"]["calls"] == 2
+    assert stats["cmdstat_get"]["failed_calls"] == 0
+    assert set(stats["cmdstat_get"]) == {"calls", "usec", "usec_per_call", "rejected_calls",
+                                         "failed_calls"}
+    assert stats["cmdstat_set"]["failed_calls"] == 1
+    assert r.info("errorstats")["errorstat_ERR"] == {"count": 1}
+    info = r.info("stats")
+    assert info["keyspace_hits"] == 2
+    assert info["total_error_replies"] == 1
+
+
+# ---- CONFIG --------------------------------------------------------------------------------------
+
+def test_config_get_names_globs_and_several_patterns(r):
+    assert r.config_get("maxmemory") == {"maxmemory": "0"}
+    assert r.config_get("MAXMEMORY") == {"MAXMEMORY": "0"}, "a name answers as it was asked"
+    assert r.config_get("nosuch") == {}
+    matches = r.config_get("maxmemory*")
+    assert matches == {"maxmemory": "0", "maxmemory-policy": "noeviction"}
+    several = r.execute_command("CONFIG GET", "maxmemory", "timeout", "max*", "maxmemory")
+    assert several == {"maxmemory": "0", "timeout": "0", "maxclients": "10000",
+                       "maxmemory-policy": "noeviction"}
+    assert r.config_get("save") == {"save": ""}
+    assert r.config_get("appendonly") == {"appendonly": "no"}
+    assert "databases" in r.config_get("*")
+
+
+def test_config_set_round_trips_and_is_all_or_nothing(r):
+    try:
+        assert r.config_set("maxmemory", "10mb") is True
+        assert r.config_get("maxmemory") == {"maxmemory": "10485760"}
+        assert r.execute_command("CONFIG SET", "maxmemory", "1gb", "timeout", "30")
+        assert r.config_get("maxmemory")["maxmemory"] == str(1 << 30)
+        assert r.config_get("timeout")["timeout"] == "30"
+        with pytest.raises(redis.ResponseError) as e:
+            r.execute_command("CONFIG SET", "maxmemory", "5", "timeout", "abc")
+        assert str(e.value) == ("CONFIG SET failed (possibly related to argument 'timeout') - "
+                                "argument couldn't be parsed into an integer")
+        assert r.config_get("maxmemory")["maxmemory"] == str(1 << 30), "nothing was applied"
+    finally:
+        r.execute_command("CONFIG SET", "maxmemory", "0", "timeout", "0")
+
+
+def test_config_set_errors_are_redis_texts(r):
+    cases = [
+        (("nosuch", "1"), "Unknown option or number of arguments for CONFIG SET - 'nosuch'"),
+        (("databases", "3"),
+         "CONFIG SET failed (possibly related to argument 'databases') - can't set immutable "
+         "config"),
+        (("maxmemory", "1", "MAXMEMORY", "2"),
+         "CONFIG SET failed (possibly related to argument 'MAXMEMORY') - duplicate parameter"),
+        (("maxmemory", "lots"),
+         "CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a "
+         "memory value"),
+        (("maxmemory", "1", "timeout"), "syntax error"),
+    ]
+    for args, message in cases:
+        with pytest.raises(redis.ResponseError) as e:
+            r.execute_command("CONFIG SET", *args)
+        assert str(e.value) == message
+    assert r.config_get("maxmemory") == {"maxmemory": "0"}
+
+
+def test_config_set_requirepass_then_auth(start_server):
+    s = start_server()
+    admin = s.client(decode_responses=True, single_connection_client=True)
+    assert admin.config_set("requirepass", "s3cret")
+    assert admin.ping(), "connections open before the change stay authenticated"
+    newcomer = s.client(decode_responses=True, single_connection_client=True)
+    with pytest.raises(redis.AuthenticationError, match="^Authentication required.$"):  # NOAUTH
+        newcomer.ping()
+    with pytest.raises(redis.AuthenticationError, match="^invalid username-password pair"):
+        newcomer.execute_command("AUTH", "wrong")
+    assert newcomer.execute_command("AUTH", "s3cret") is True
+    assert newcomer.ping()
+    for protocol in (2, 3):
+        assert s.client(protocol=protocol, password="s3cret").ping()
+    admin.config_set("requirepass", "")
+    assert s.client().ping()
+
+
+def test_config_rewrite_writes_the_file_the_server_reads(start_server, tmp_path):
+    bare = start_server()
+    with pytest.raises(redis.ResponseError, match="^The server is running without a config file$"):
+        bare.client().config_rewrite()
+    path = tmp_path / "chronocached.conf"
+    path.write_text("# my settings\nmaxmemory 1mb\n")
+    first = start_server("--config", str(path))
+    c = first.client(decode_responses=True)
+    assert c.config_get("maxmemory") == {"maxmemory": "1048576"}
+    c.config_set("timeout", "77")
+    assert c.config_rewrite() == "OK"
+    text = path.read_text()
+    assert "timeout" in text and "maxmemory" in text
+    assert not [p for p in os.listdir(tmp_path) if p != "chronocached.conf"], "no temporary left"
+    second = start_server("--config", str(path))
+    c2 = second.client(decode_responses=True)
+    assert c2.config_get("timeout") == {"timeout": "77"}
+    assert c2.config_get("maxmemory") == {"maxmemory": "1048576"}
+
+
+def test_config_help_and_unknown_subcommand(r):
+    lines = r.execute_command("CONFIG HELP")
+    assert lines[0].startswith("CONFIG <subcommand>") and "RESETSTAT" in lines
+    with pytest.raises(redis.ResponseError, match=r"^unknown subcommand 'nope'. Try CONFIG HELP.$"):
+        r.execute_command("CONFIG", "nope")
+    with pytest.raises(redis.ResponseError,
+                       match=r"^wrong number of arguments for 'config\|get' command$"):
+        r.execute_command("CONFIG", "GET")
+
+
+# ---- COMMAND -------------------------------------------------------------------------------------
+
+def test_command_count_matches_command(r):
+    count = r.command_count()
+    table = r.command()
+    assert count == len(table) > 20
+    get = table["get"]
+    assert get["arity"] == 2
+    assert "readonly" in get["flags"] and "fast" in get["flags"]
+    assert (get["first_key_pos"], get["last_key_pos"], get["step_count"]) == (1, 1, 1)
+    config = table["config"]
+    names = {sub[0] for sub in config["subcommands"]}
+    assert {"config|get", "config|set", "config|resetstat", "config|rewrite"} <= names
+
+
+def test_command_info_entries_have_ten_fields(r):
+    entries = r.execute_command("COMMAND INFO", "get", "nosuch", "config|get")
+    assert entries[1] is None
+    get, config_get = entries[0], entries[2]
+    assert len(get) == 10 and len(config_get) == 10
+    assert get[0] == "get" and get[1] == 2
+    assert set(get[6]) == {"@read", "@string", "@fast"}
+    spec = get[8][0]
+    spec = dict(zip(spec[::2], spec[1::2])) if isinstance(spec, list) else spec
+    assert set(spec) == {"flags", "begin_search", "find_keys"}
+    assert config_get[0] == "config|get" and config_get[1] == -3
+    assert "admin" in config_get[2]
+    everything = r.execute_command("COMMAND INFO")
+    assert len(everything) == r.command_count()
+
+
+def as_map(value):
+    return dict(zip(value[::2], value[1::2])) if isinstance(value, list) else value
+
+
+def check_argument(arg, where):
+    arg = as_map(arg)
+    assert isinstance(arg["name"], str) and arg["type"] in ARG_TYPES, where
+    if arg["type"] in ("oneof", "block"):
+        assert arg["arguments"], where
+        for child in arg["arguments"]:
+            check_argument(child, where)
+    if arg["type"] == "pure-token":
+        assert arg["token"], where
+    assert set(arg.get("flags", [])) <= {"optional", "multiple", "multiple_token"}, where
+
+
+def check_docs(name, docs):
+    docs = as_map(docs)
+    for field in ("summary", "since", "group"):
+        assert isinstance(docs[field], str), (name, field)
+    for arg in docs.get("arguments", []):
+        check_argument(arg, name)
+    for sub, sub_docs in as_map(docs.get("subcommands", {})).items():
+        assert sub.startswith(name + "|"), sub
+        check_docs(sub, sub_docs)
+
+
+def test_command_docs_has_the_shape_redis_cli_asserts(r):
+    # redis-cli 7 builds its help from COMMAND DOCS and aborts on any field of the wrong type.
+    docs = as_map(r.execute_command("COMMAND DOCS"))
+    assert len(docs) == r.command_count()
+    for name, entry in docs.items():
+        check_docs(name, entry)
+    set_docs = as_map(as_map(r.execute_command("COMMAND DOCS", "set", "nosuch"))["set"])
+    key = as_map(set_docs["arguments"][0])
+    assert (key["name"], key["type"], key["key_spec_index"]) == ("key", "key", 0)
+    config = as_map(as_map(r.execute_command("COMMAND DOCS", "config|get"))["config|get"])
+    assert config["group"] == "server"
+
+
+def test_command_list_getkeys_and_help(r):
+    names = r.command_list()
+    assert "get" in names and "config|get" in names and "client|kill" in names
+    assert sorted(r.command_list(pattern="config|*")) == [
+        "config|get", "config|help", "config|resetstat", "config|rewrite", "config|set"]
+    assert set(r.command_list(category="transaction")) == {
+        "multi", "exec", "discard", "watch", "unwatch"}
+    assert r.command_list(module="nosuch") == []
+    assert r.command_getkeys("SET", "a", "b") == ["a"]
+    assert r.command_getkeys("WATCH", "a", "b", "c") == ["a", "b", "c"]
+    with pytest.raises(redis.ResponseError, match="^The command has no key arguments$"):
+        r.command_getkeys("PING", "x")
+    with pytest.raises(redis.ResponseError, match="^Invalid command specified$"):
+        r.command_getkeys("NOSUCH", "x")
+    with pytest.raises(redis.ResponseError,
+                       match="^Invalid number of arguments specified for command$"):
+        r.command_getkeys("GET", "a", "b")
+    flags = r.execute_command("COMMAND GETKEYSANDFLAGS", "GET", "k")
+    assert flags[0][0] == "k" and "RO" in flags[0][1]
+    assert r.execute_command("COMMAND HELP")[0].startswith("COMMAND <subcommand>")
+
+
+def run_interactive_cli(port, lines):
+    """redis-cli in a terminal (its interactive mode builds help from COMMAND DOCS)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["TERM"] = "dumb"  # plain line input: no cursor queries to answer
+        os.execvp(shutil.which("redis-cli"), ["redis-cli", "-p", str(port)])
+    output = b""
+
+    def drain(seconds):
+        nonlocal output
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if ready:
+                try:
+                    output += os.read(fd, 65536)
+                except OSError:
+                    return
+
+    drain(1.0)
+    for line in lines:
+        os.write(fd, line.encode() + b"\r")
+        drain(0.5)
+    os.write(fd, b"quit\r")
+    drain(1.0)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return status, re.sub(r"\x1b\[[0-9;]*m", "", output.decode(errors="replace"))
+
+
+def test_interactive_redis_cli_builds_its_help_from_command_docs(server):
+    assert shutil.which("redis-cli"), "redis-cli is not installed"
+    status, text = run_interactive_cli(server.port, ["help set", "help client kill", "ping"])
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, text
+    assert "SET key value [NX|XX] [GET]" in text
+    assert "CLIENT KILL ip:port|[ID client-id]" in text
+    assert "PONG" in text
+    assert "Assertion" not in text
+
+
+# ---- TIME, LASTSAVE, SAVE ------------------------------------------------------------------------
+
+def test_time_is_wall_clock_and_follows_the_debug_clock(r):
+    seconds, micros = r.time()
+    assert seconds + micros / 1e6 > time.time() - 5  # later when an earlier test moved the clock
+    assert 0 <= micros < 1_000_000
+    r.execute_command("DEBUG", "ADVANCE-CLOCK", 100_000)
+    later, _ = r.time()
+    assert later - seconds >= 100
+
+
+def test_lastsave_and_snapshots(r):
+    assert abs(r.lastsave().timestamp() - time.time()) < 3600
+    for command in (("SAVE",), ("BGSAVE",), ("BGSAVE", "SCHEDULE")):
+        with pytest.raises(redis.ResponseError, match="^snapshots are not supported yet$"):
+            r.execute_command(*command)
+
+
+# ---- SHUTDOWN ------------------------------------------------------------------------------------
+
+def test_shutdown_stops_the_server_without_a_reply(start_server):
+    s = start_server()
+    c = s.client()
+    c.set("k", "v")
+    c.shutdown()  # redis-py treats the closed connection as success
+    s.proc.wait(timeout=10)
+    assert s.proc.returncode == 0
+
+
+def test_shutdown_refusals_leave_the_server_running(start_server):
+    s = start_server()
+    c = s.client(decode_responses=True, single_connection_client=True)
+    with pytest.raises(redis.ResponseError, match="^No shutdown in progress.$"):
+        c.shutdown(abort=True)
+    for args in (("NOSUCH",), ("SAVE", "NOSAVE"), ("ABORT", "NOW")):
+        with pytest.raises(redis.ResponseError, match="^syntax error$"):
+            c.execute_command("SHUTDOWN", *args)
+    c.execute_command("MULTI")
+    with pytest.raises(redis.ResponseError, match="^Command not allowed inside a transaction$"):
+        c.execute_command("SHUTDOWN", "NOSAVE")
+    with pytest.raises(redis.ResponseError, match="^Transaction discarded because"):
+        c.execute_command("EXEC")
+    assert c.ping() and s.alive()
+    out = subprocess.run([shutil.which("redis-cli"), "-p", str(s.port), "shutdown", "nosave"],
+                         capture_output=True, timeout=30)
+    assert out.returncode == 0 and out.stdout == b""
+    s.proc.wait(timeout=10)
+    assert s.proc.returncode == 0
+
+
+# ---- MONITOR -------------------------------------------------------------------------------------
+
+MONITOR_LINE = re.compile(rb'^\+\d+\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)\r\n$')
+
+
+def test_monitor_sees_other_clients_commands(server, r):
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    r.set("monitored", "two words")
+    line = read_until(watcher, lambda d: d.endswith(b"\r\n"))
+    m = MONITOR_LINE.match(line)
+    assert m, line
+    assert m.group(1) == b"0" and m.group(2) == b'"SET" "monitored" "two words"'
+    flags = [c["flags"] for c in r.client_list() if c["cmd"] == "monitor"]
+    assert flags == ["O"]
+    raw_command(watcher, "RESET")  # leaves monitor mode
+    assert read_until(watcher, lambda d: b"+RESET\r\n" in d).endswith(b"+RESET\r\n")
+    r.set("after", "reset")
+    watcher.settimeout(0.3)
+    with pytest.raises(OSError):
+        watcher.recv(100)  # nothing more arrives
+    watcher.close()
+
+
+def test_redis_cli_monitor(server, r):
+    cli = subprocess.Popen([shutil.which("redis-cli"), "-p", str(server.port), "monitor"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert cli.stdout.readline() == b"OK\n"
+        r.get("seen-by-redis-cli")
+        line = cli.stdout.readline()
+        assert line.endswith(b'"GET" "seen-by-redis-cli"\n'), line
+    finally:
+        cli.terminate()
+        cli.wait(timeout=10)
+
+
+def test_monitor_twice_is_ignored_and_refused_inside_exec(server):
+    sock = server.raw()
+    raw_command(sock, "MULTI")
+    raw_command(sock, "MONITOR")
+    raw_command(sock, "EXEC")
+    data = read_until(sock, lambda d: d.count(b"\r\n") >= 4)
+    assert data == (b"+OK\r\n+QUEUED\r\n*1\r\n"
+                    b"-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n")
+    raw_command(sock, "MONITOR")
+    raw_command(sock, "MONITOR")
+    raw_command(sock, "QUIT")
+    assert read_until(sock, lambda d: d == b"+OK\r\n+OK\r\n") == b"+OK\r\n+OK\r\n"
+    sock.close()
+
+
+# ---- LATENCY, SLOWLOG, FUNCTION, SCRIPT ------------------------------------------------------------
+
+def test_latency_has_nothing_to_report(r):
+    doctor = r.execute_command("LATENCY DOCTOR")
+    assert "Latency monitoring is disabled" in doctor
+    assert r.latency_latest() == []
+    assert r.latency_history("command") == []
+    assert r.latency_reset() == 0
+    with pytest.raises(redis.ResponseError, match="^No samples available for event 'command'$"):
+        r.execute_command("LATENCY GRAPH", "command")
+    assert r.execute_command("LATENCY HELP")[0].startswith("LATENCY <subcommand>")
+
+
+def test_slowlog_function_and_script_are_empty(r):
+    assert r.slowlog_get() == []
+    assert r.slowlog_len() == 0
+    assert r.slowlog_reset() is True
+    with pytest.raises(redis.ResponseError, match="greater than or equal to -1"):
+        r.slowlog_get(-2)
+    assert r.function_list() == []
+    assert r.function_flush() is True
+    assert r.script_flush() is True
+    assert r.script_exists("e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "x") == [False, False]
+    with pytest.raises(redis.ResponseError, match="^unknown subcommand 'LOAD'. Try SCRIPT HELP.$"):
+        r.execute_command("SCRIPT", "LOAD", "return 1")
