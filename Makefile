@@ -4,6 +4,8 @@
 #               (the threaded tests once more under TSan, and everything in Release)
 #   make bench  install what is missing, build Release, print the engine benchmark table
 #               (bench-memory: the memory table; bench-instructions: callgrind counts)
+#   make bench-server  chronocached against redis-server: throughput, latency, CPU, bytes per key
+#   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -19,7 +21,7 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions clean
+.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions bench-server fuzz fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -69,6 +71,7 @@ test: format-check build-asan build-tsan build-release
 	./build/release/examples/chronocache_example >/dev/null
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
+	$(MAKE) --no-print-directory fuzz-smoke
 
 bench: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release
@@ -79,6 +82,43 @@ bench-instructions: build-release
 
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only
+
+# chronocached and redis-server side by side under redis-benchmark (each pinned to its own CPU).
+# Shorter: make bench-server BENCH_ARGS="--requests 100000".
+bench-server: build-release
+	python3 bench/server/run_server_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# The libFuzzer target: every server source but main.cc, built with clang (libFuzzer needs it),
+# outside the GCC CMake build. New inputs that grow coverage collect in build/fuzz/corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_CXX := clang++-14
+FUZZ_FLAGS := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=all -Isrc
+FUZZ_BIN := build/fuzz/resp_fuzz
+FUZZ_SOURCES := $(filter-out %_test.cc src/server/main.cc,$(wildcard src/server/*.cc src/server/*/*.cc)) \
+                src/chronocache/clock/coarse_clock.cc tests/fuzz/resp_fuzz.cc
+FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,$(FUZZ_SOURCES))
+FUZZ_RUN := -dict=tests/fuzz/resp.dict -max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
+
+build/fuzz/obj/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_OBJECTS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ -lpthread
+
+-include $(FUZZ_OBJECTS:.o=.d)
+
+fuzz: setup $(FUZZ_BIN)
+	@mkdir -p build/fuzz/corpus
+	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/fuzz/ \
+	  build/fuzz/corpus tests/fuzz/corpus
+
+# Ten seconds from the checked-in seeds: a crash or sanitizer report fails make test.
+fuzz-smoke: setup $(FUZZ_BIN)
+	@rm -rf build/fuzz/smoke-corpus && mkdir -p build/fuzz/smoke-corpus
+	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/ \
+	  build/fuzz/smoke-corpus tests/fuzz/corpus
 
 clean:
 	rm -rf build

@@ -67,8 +67,9 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        # Drain the rest of the log (after the server exits, readline cannot block).
-        if self.proc.stdout:
+        # Drain the rest of the log (after the server exits, readline cannot block). A second
+        # stop() (a test stopped it, then the fixture) finds the pipe closed and keeps the log.
+        if self.proc.stdout and not self.proc.stdout.closed:
             self.log.extend(self.proc.stdout.readlines())
             self.proc.stdout.close()
         return self.proc.returncode
@@ -142,3 +143,25 @@ def redis_server_binary():
     if path is None:
         pytest.fail("redis-server is not installed (make test's setup installs it)")
     return path
+
+
+@pytest.fixture(scope="session")
+def redis_server(redis_server_binary):
+    """The reference: a real redis-server 7 on a free port, in memory, for the whole session."""
+    out = subprocess.run([redis_server_binary, "--version"], capture_output=True, text=True)
+    assert " v=7." in out.stdout, f"tests/compat needs Redis 7, found: {out.stdout.strip()}"
+    last_error = None
+    for _ in range(3):  # free_port() can race with another process taking the port
+        port = free_port()
+        try:
+            s = ServerProcess([redis_server_binary, "--port", str(port), "--bind", "127.0.0.1",
+                               "--save", "", "--appendonly", "no", "--daemonize", "no",
+                               "--enable-debug-command", "yes"],
+                              port_from_log=False, port=port)
+            break
+        except RuntimeError as e:
+            last_error = e
+    else:
+        pytest.fail(f"redis-server did not start: {last_error}")
+    yield s
+    s.stop()

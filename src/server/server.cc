@@ -87,8 +87,8 @@ Server::~Server() {
 }
 
 void Server::refresh_clock() {
-  clock_.refresh();
-  const chronocache::TimePoint engine_now = clock_.now();
+  const auto engine_now =
+      std::chrono::time_point_cast<chronocache::Duration>(chronocache::TimePoint::clock::now());
   // The wall clock is derived from the engine clock by a fixed offset taken at start, so that a
   // deadline set by unix time (EXPIREAT, PXAT) reads back exactly (PEXPIRETIME): two clocks read
   // separately drift against each other by a millisecond from batch to batch.
@@ -98,6 +98,7 @@ void Server::refresh_clock() {
                                            .count();
   }
   now_ = engine_now + std::chrono::milliseconds(state_.clock_offset_ms);
+  state_.batch_now = now_;
   unix_ms_ =
       std::chrono::duration_cast<std::chrono::milliseconds>(now_.time_since_epoch()).count() +
       wall_offset_ms_;
@@ -252,6 +253,9 @@ void Server::after_batch() {
 }
 
 void Server::on_tick() {
+  cycle_rate_.calibrate();
+  state_.stats.cycles_per_usec = cycle_rate_.per_usec();
+  state_.stats.sample_ops(unix_ms_);
   const std::int64_t timeout_ms = state_.config.timeout * 1000;
   std::vector<std::uint64_t> idle;
   for (auto& [id, session] : sessions_) {
@@ -279,19 +283,17 @@ void Server::run() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  const int tick_ms = static_cast<int>(1000 / std::max<long long>(1, state_.config.hz));
-  loop_.run(
-      tick_ms,
-      [this] {
-        refresh_clock();
-        if (g_stop_signal != 0) {
-          log("warning", std::string("Received ") +
-                             (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
-                             " scheduling shutdown...");
-          state_.shutdown_requested = true;
-        }
-      },
-      [this] { after_batch(); }, [this] { on_tick(); });
+  loop_.run([this] { return static_cast<int>(1000 / std::max<long long>(1, state_.config.hz)); },
+            [this] {
+              refresh_clock();
+              if (g_stop_signal != 0) {
+                log("warning", std::string("Received ") +
+                                   (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                   " scheduling shutdown...");
+                state_.shutdown_requested = true;
+              }
+            },
+            [this] { after_batch(); }, [this] { on_tick(); });
   log("warning", "chronocached is now ready to exit, bye bye...");
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/cycle_clock.h"
 #include "server/net/event_loop.h"
 #include "server/server_state.h"
 
@@ -46,7 +47,7 @@ class Server {
   net::EventLoop loop_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Session>> sessions_;
-  chronocache::CoarseClock clock_;
+  CycleRate cycle_rate_;  // converts INFO commandstats' cycles to microseconds
   chronocache::TimePoint now_{};
   std::int64_t unix_ms_ = 0;
   static constexpr std::int64_t kNoWallOffset = INT64_MIN;

@@ -6,6 +6,7 @@
 // the bytes and the socket belong to the session and the net layer, which handlers never see.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -62,7 +63,7 @@ struct ClientState {
 
 struct CommandStats {
   std::uint64_t calls = 0;
-  std::uint64_t usec = 0;
+  std::uint64_t cycles = 0;  // time-stamp counter cycles in the handler (cycle_clock.h)
   std::uint64_t rejected_calls = 0;
   std::uint64_t failed_calls = 0;
 };
@@ -78,17 +79,42 @@ struct ServerStats {
   std::uint64_t expired_keys_reset = 0;
   std::uint64_t evicted_keys_reset = 0;
   std::uint64_t total_error_replies = 0;
-  std::map<std::string, CommandStats, std::less<>> commands;  // by lower-case name
-  std::map<std::string, std::uint64_t, std::less<>> errors;   // by error code ("ERR", ...)
+  // By command ordinal (command_table.h: for_each_command_stats gives names). Cleared by
+  // CONFIG RESETSTAT; dispatch re-sizes it on the next command.
+  std::vector<CommandStats> commands;
+  double cycles_per_usec = 1000.0;  // calibrated by the server tick (cycle_clock.h)
+
+  // instantaneous_ops_per_sec: like Redis, the mean rate over the last 16 tick samples.
+  void sample_ops(std::int64_t now_ms) {
+    if (last_sample_ms != 0 && now_ms > last_sample_ms &&
+        commands_processed >= last_sample_commands) {  // (CONFIG RESETSTAT zeroes the count)
+      ops_samples[sample_index++ % ops_samples.size()] =
+          (commands_processed - last_sample_commands) * 1000 /
+          static_cast<std::uint64_t>(now_ms - last_sample_ms);
+    }
+    last_sample_ms = now_ms;
+    last_sample_commands = commands_processed;
+  }
+  std::uint64_t instantaneous_ops() const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t s : ops_samples) sum += s;
+    return sum / ops_samples.size();
+  }
+  std::array<std::uint64_t, 16> ops_samples{};
+  std::size_t sample_index = 0;
+  std::int64_t last_sample_ms = 0;
+  std::uint64_t last_sample_commands = 0;
+  std::map<std::string, std::uint64_t, std::less<>> errors;  // by error code ("ERR", ...)
 };
 
 struct ServerState {
   explicit ServerState(ServerConfig cfg, std::uint64_t hash_seed)
       : config(std::move(cfg)),
-        keyspace(static_cast<std::size_t>(config.databases), hash_seed),
+        keyspace(static_cast<std::size_t>(config.databases), hash_seed, &batch_now),
         random(hash_seed ^ 0x5bd1e995) {}
 
   ServerConfig config;
+  chronocache::TimePoint batch_now{};  // the engine clock at this batch's start (LoopClock)
   Keyspace keyspace;
   ServerStats stats;
   std::mt19937_64 random;
@@ -102,7 +128,7 @@ struct ServerState {
   std::vector<std::uint64_t> kill_list;  // CLIENT KILL: closed by the server after the batch
   bool shutdown_requested = false;
   std::uint64_t next_client_id = 1;
-  std::uint64_t dirty = 0;  // writes since start (rdb_changes_since_last_save)
+  std::uint64_t dirty = 0;           // writes since start (rdb_changes_since_last_save)
   std::size_t used_memory_peak = 0;  // highest used_memory INFO has seen
   // DEBUG ADVANCE-CLOCK (with enable-debug-command): moves both clocks forward, so tests of
   // expiry run without sleeping (memcached's debugtime, for the same reason).

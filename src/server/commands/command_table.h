@@ -3,12 +3,22 @@
 // runs the handler, and counts it for INFO commandstats and MONITOR.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "server/commands/command.h"
 
 namespace chronocached {
+
+// A command line matched to what runs it.
+struct ResolvedCommand {
+  const CommandSpec* spec = nullptr;  // what runs: a subcommand's spec for CONFIG GET
+  const CommandSpec* top = nullptr;   // the top-level command (its flags rule auth and MULTI)
+  std::uint32_t ordinal = 0;          // index of ServerStats::commands
+};
 
 // The command named `name` (any case), or nullptr.
 const CommandSpec* find_command(std::string_view name);
@@ -17,10 +27,16 @@ std::span<const CommandSpec* const> all_commands();
 
 // Runs one command from a client (args[0] is its name).
 void execute(CommandContext& ctx);
-// Runs a command without the queueing and auth checks: EXEC's queued commands.
-void execute_now(CommandContext& ctx, const CommandSpec& spec);
-// The spec execute() would run for these args: a subcommand's when the command has them.
-// nullptr when unknown; `error` then holds the reply.
-const CommandSpec* resolve(std::span<const std::string_view> args, std::string& error);
+// What execute() would run for these args; false when nothing can, with the reply in `error`.
+bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::string& error);
+// Runs a resolved command without the queueing and auth checks: EXEC's queued commands.
+void execute_now(CommandContext& ctx, const ResolvedCommand& command);
+
+// Calls fn(name, stats) for every command called since the last reset, by name ("get",
+// "config|get"), in name order: INFO commandstats.
+void for_each_command_stats(const ServerStats& stats,
+                            const std::function<void(std::string_view, const CommandStats&)>& fn);
+// A command's time in microseconds.
+std::uint64_t command_usec(const CommandStats& stats, const ServerStats& server_stats);
 
 }  // namespace chronocached

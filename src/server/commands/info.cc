@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "chronocache/stats.h"
+#include "server/commands/command_table.h"
 #include "server/version.h"
 
 namespace chronocached {
@@ -231,7 +232,7 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("total_commands_processed", stats.commands_processed);
   // TODO(admin): a per-tick sample of commands_processed (Redis keeps 16 at 100 ms) needs a hook
   // in Server::on_tick; until then the rate reads 0.
-  info.field("instantaneous_ops_per_sec", 0);
+  info.field("instantaneous_ops_per_sec", stats.instantaneous_ops());
   info.field("total_net_input_bytes", stats.net_input_bytes);
   info.field("total_net_output_bytes", stats.net_output_bytes);
   info.fixed("instantaneous_input_kbps", 0, 2);
@@ -286,19 +287,20 @@ void cpu_section(InfoText& info) {
 
 void commandstats_section(InfoText& info, const ServerState& server) {
   info.section("Commandstats");
-  for (const auto& [name, s] : server.stats.commands) {
-    if (s.calls == 0 && s.failed_calls == 0 && s.rejected_calls == 0) continue;
+  for_each_command_stats(server.stats, [&](std::string_view name, const CommandStats& s) {
+    const double usec = static_cast<double>(s.cycles) / server.stats.cycles_per_usec;
     char line[192];
     std::snprintf(line, sizeof(line),
                   "calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu",
-                  static_cast<unsigned long long>(s.calls), static_cast<unsigned long long>(s.usec),
-                  s.calls == 0 ? 0.0 : static_cast<double>(s.usec) / static_cast<double>(s.calls),
+                  static_cast<unsigned long long>(s.calls),
+                  static_cast<unsigned long long>(command_usec(s, server.stats)),
+                  s.calls == 0 ? 0.0 : usec / static_cast<double>(s.calls),
                   static_cast<unsigned long long>(s.rejected_calls),
                   static_cast<unsigned long long>(s.failed_calls));
     std::string key = "cmdstat_";
     key.append(name);
     info.field(key, line);
-  }
+  });
 }
 
 void errorstats_section(InfoText& info, const ServerState& server) {

@@ -68,13 +68,13 @@ void exec(CommandContext& ctx) {
   for (const std::vector<std::string>& command : queue) {
     args.assign(command.begin(), command.end());
     std::string error;
-    const CommandSpec* spec = resolve(args, error);
-    if (spec == nullptr) {  // checked when queued; kept for safety should the table change
+    ResolvedCommand resolved;
+    if (!resolve(args, resolved, error)) {  // checked when queued; kept should the table change
       ctx.reply.error(error);
       continue;
     }
     CommandContext step{args, ctx.reply, ctx.client, ctx.server, ctx.now, ctx.unix_ms};
-    execute_now(step, *spec);
+    execute_now(step, resolved);
     // DEBUG ADVANCE-CLOCK inside the transaction moves the clock for the commands after it.
     ctx.now = step.now;
     ctx.unix_ms = step.unix_ms;

@@ -48,13 +48,13 @@ void EventLoop::modify(int fd, bool read, bool write, Handler* handler) {
 
 void EventLoop::remove(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
-void EventLoop::run(int tick_ms, const std::function<void()>& on_wakeup,
+void EventLoop::run(const std::function<int()>& tick_ms, const std::function<void()>& on_wakeup,
                     const std::function<void()>& after_batch,
                     const std::function<void()>& on_tick) {
   running_ = true;
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
-  std::int64_t next_tick = monotonic_ms() + tick_ms;
+  std::int64_t next_tick = monotonic_ms() + tick_ms();
   while (running_) {
     const std::int64_t wait = std::max<std::int64_t>(0, next_tick - monotonic_ms());
     const int n = epoll_wait(epoll_fd_, events, kMaxEvents, static_cast<int>(wait));
@@ -66,7 +66,7 @@ void EventLoop::run(int tick_ms, const std::function<void()>& on_wakeup,
     const std::int64_t now = monotonic_ms();
     if (now >= next_tick) {
       on_tick();
-      next_tick = now + tick_ms;
+      next_tick = now + tick_ms();
     }
   }
 }

@@ -33,8 +33,9 @@ class EventLoop {
 
   // Waits and dispatches until stop(). `on_wakeup` runs when a wait returns, before handlers
   // (the batch's clock reading); `after_batch` after them (deferred closes, monitor flushes);
-  // `on_tick` every `tick_ms` milliseconds (timeouts, expiry).
-  void run(int tick_ms, const std::function<void()>& on_wakeup,
+  // `on_tick` every tick_ms() milliseconds (timeouts, expiry; asked after each tick, so a
+  // setting changed at runtime takes effect).
+  void run(const std::function<int()>& tick_ms, const std::function<void()>& on_wakeup,
            const std::function<void()>& after_batch, const std::function<void()>& on_tick);
   void stop() { running_ = false; }
 

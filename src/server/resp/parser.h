@@ -52,6 +52,8 @@ class Parser {
   void reset() { state_ = State{}; }
 
  private:
+  bool parse_complete(std::string_view data, const ParserLimits& limits,
+                      std::vector<std::string_view>& args, std::size_t& consumed);
   ParseResult parse_multibulk(std::string_view data, const ParserLimits& limits,
                               std::vector<std::string_view>& args);
   ParseResult parse_inline(std::string_view data, std::vector<std::string_view>& args);

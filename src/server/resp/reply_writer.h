@@ -31,7 +31,7 @@ class ReplyWriter {
   std::string& buffer() { return *out_; }
 
   void simple(std::string_view text);  // +text
-  void ok() { out_->append("+OK\r\n"); }
+  void ok() { out_->append("+OK\r\n", 5); }
   // -text; `text` starts with the error code ("ERR ...", "WRONGTYPE ...").
   void error(std::string_view text);
   void integer(long long value);

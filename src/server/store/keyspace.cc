@@ -32,11 +32,10 @@ void WatchRegistry::touch_db_slow(std::size_t db) {
     if (w.db == db) dirty_[w.client] = true;
 }
 
-Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches)
+Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopClock clock)
     : index_(index),
       watches_(&watches),
-      engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, chronocache::CoarseClock(),
-                                       BlobHash{hash_seed})) {}
+      engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, BlobHash{hash_seed})) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
   const chronocache::Hashed h = hashed(key);
@@ -71,10 +70,11 @@ void Db::clear() {
 
 void Db::swap_contents(Db& other) noexcept { std::swap(engine_, other.engine_); }
 
-Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed) {
+Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
+                   const chronocache::TimePoint* batch_now) {
   dbs_.reserve(databases);
   for (std::size_t i = 0; i < databases; ++i)
-    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_));
+    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_, LoopClock(batch_now)));
 }
 
 void Keyspace::swap(std::size_t a, std::size_t b) {

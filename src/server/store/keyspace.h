@@ -16,6 +16,7 @@
 
 #include "chronocache/cache.h"
 #include "server/store/blob.h"
+#include "server/store/loop_clock.h"
 
 namespace chronocached {
 
@@ -23,8 +24,7 @@ using chronocache::TimePoint;
 // The engine stores records: each key Blob carries its value (blob.h), so the engine's value is
 // empty and a slot is one pointer plus the deadline.
 struct NoValue {};
-using Engine = chronocache::Cache<Blob, NoValue, chronocache::TtlOnly, chronocache::CoarseClock,
-                                  BlobHash, BlobEq>;
+using Engine = chronocache::Cache<Blob, NoValue, chronocache::TtlOnly, LoopClock, BlobHash, BlobEq>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
 
 // Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
@@ -59,7 +59,7 @@ class WatchRegistry {
 
 class Db {
  public:
-  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches);
+  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopClock clock);
 
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
@@ -125,7 +125,9 @@ class Db {
 
 class Keyspace {
  public:
-  Keyspace(std::size_t databases, std::uint64_t hash_seed);
+  // `batch_now`: where the event loop keeps the time of its current batch (LoopClock).
+  Keyspace(std::size_t databases, std::uint64_t hash_seed,
+           const chronocache::TimePoint* batch_now = nullptr);
   std::size_t count() const { return dbs_.size(); }
   Db& db(std::size_t index) { return *dbs_[index]; }
   const Db& db(std::size_t index) const { return *dbs_[index]; }

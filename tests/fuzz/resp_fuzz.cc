@@ -1,0 +1,121 @@
+// libFuzzer target: arbitrary bytes from one client through resp::Parser and the command
+// dispatch, as Session::process() runs them, on a fresh ServerState per input.
+//
+//   input = [chunk byte][request bytes ...]
+//
+// The first byte picks how the request bytes arrive: 0x80 and above all at once, else in pieces
+// of 1 + (byte % 32) bytes, appended to the unread tail the way a socket read would (so partial
+// commands, parser resumption and the session's buffer moves are exercised). Replies go to a
+// std::string that is dropped after each command. The run stops at a protocol error or QUIT,
+// where the server would close the connection.
+//
+// What differs from the server, and why:
+//   * the clock is fixed (the same input replays exactly); DEBUG is refused (the default
+//     enable-debug-command no), so DEBUG SLEEP cannot stall the run;
+//   * proto-max-bulk-len is held at 1 MB, even after a fuzzed CONFIG SET, so SETRANGE or APPEND
+//     cannot ask for hundreds of megabytes (a limit the server enforces; not what is fuzzed);
+//   * nothing needs the Server object (handlers see ServerState only), so no command is skipped;
+//     SHUTDOWN and CLIENT KILL only set flags that the server's loop would act on.
+//
+//   make fuzz              FUZZ_SECONDS (default 60) of fuzzing into build/fuzz/corpus
+//   make fuzz-smoke        10 s from the seeds in tests/fuzz/corpus (part of make test)
+//   build/fuzz/resp_fuzz crash-<hash>      replays one input
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/commands/command.h"
+#include "server/commands/command_table.h"
+#include "server/resp/parser.h"
+#include "server/resp/reply_writer.h"
+#include "server/server_state.h"
+
+namespace {
+
+using chronocached::ClientState;
+using chronocached::CommandContext;
+using chronocached::ReplyMode;
+using chronocached::ServerConfig;
+using chronocached::ServerState;
+
+constexpr long long kFuzzMaxBulkLen = 1 << 20;
+constexpr std::int64_t kFixedUnixMs = 1'700'000'000'000;  // 2023-11-14, any fixed instant
+
+// Runs every complete command at the front of `input`; false when the connection would close.
+bool process(std::string& input, chronocached::resp::Parser& parser, ServerState& state,
+             ClientState& client, std::string& output) {
+  std::vector<std::string_view> args;
+  chronocached::resp::ReplyWriter writer(output);
+  chronocached::resp::ParserLimits limits;
+  while (true) {
+    limits.max_bulk_len = static_cast<std::size_t>(state.config.proto_max_bulk_len);
+    limits.authenticated = client.authenticated;
+    const auto parsed = parser.parse(input, limits, args);
+    using chronocached::resp::ParseStatus;
+    if (parsed.status == ParseStatus::kNeedMore) return true;
+    if (parsed.status == ParseStatus::kError) {
+      writer.error(parsed.error);
+      return false;
+    }
+    if (parsed.status == ParseStatus::kCommand) {
+      writer.set_protocol(client.protocol);
+      const auto now = chronocache::TimePoint(chronocache::Duration(state.clock_offset_ms)) +
+                       std::chrono::hours(24);
+      CommandContext ctx{args, writer, client, state, now, kFixedUnixMs + state.clock_offset_ms};
+      const std::size_t mark = writer.mark();
+      const bool skip = client.reply_mode == ReplyMode::kOff || client.skip_next_reply;
+      const ReplyMode mode_before = client.reply_mode;
+      chronocached::execute(ctx);
+      state.clock_moved_in_batch = false;
+      if (skip && mode_before == client.reply_mode) {
+        writer.truncate_to(mark);
+        client.skip_next_reply = false;
+      } else if (client.reply_mode == ReplyMode::kSkip) {
+        client.reply_mode = ReplyMode::kOn;
+        client.skip_next_reply = true;
+      }
+      state.config.proto_max_bulk_len = std::min(state.config.proto_max_bulk_len, kFuzzMaxBulkLen);
+      state.kill_list.clear();
+      output.clear();
+      if (client.close_after_reply) return false;
+    }
+    input.erase(0, parsed.consumed);  // the session consumes; views die with the next parse
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  ServerConfig config;
+  config.proto_max_bulk_len = kFuzzMaxBulkLen;
+  ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL);
+  state.start_ms = kFixedUnixMs;
+  ClientState client;
+  client.id = state.next_client_id++;
+  client.address = "127.0.0.1:50000";
+  client.local_address = "127.0.0.1:6379";
+  client.authenticated = config.requirepass.empty();
+  std::string output;
+  client.monitor_out = &output;
+  state.clients.emplace(client.id, &client);
+
+  const std::size_t chunk = data[0] >= 0x80 ? size : 1 + data[0] % 32;
+  const std::string_view request(reinterpret_cast<const char*>(data) + 1, size - 1);
+  chronocached::resp::Parser parser;
+  std::string input;
+  for (std::size_t at = 0; at < request.size(); at += chunk) {
+    input.append(request.substr(at, chunk));
+    if (!process(input, parser, state, client, output)) break;
+  }
+
+  // What ~Session does, so WATCH and MONITOR leave nothing dangling.
+  state.clients.erase(client.id);
+  std::erase(state.monitors, &client);
+  if (client.watching) state.keyspace.watches().unwatch_all(client.id);
+  return 0;
+}
