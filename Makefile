@@ -1,5 +1,5 @@
 # ChronoCache: the commands the README documents. Thin wrappers over CMakePresets.json.
-#   make run    install what is missing, build Release, run the example program
+#   make run    install what is missing, build Release, run chronocached on 127.0.0.1:6379 (in memory)
 #   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
 #               (the threaded tests once more under TSan, and everything in Release)
 #   make bench  install what is missing, build Release, print the engine benchmark table

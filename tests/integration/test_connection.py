@@ -5,35 +5,12 @@ import time
 
 import pytest
 import redis
+from support import send, read_exactly
 
 # Redis 7.0's CLIENT LIST fields, in its order (catClientInfoString).
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",
                  "ssub", "multi", "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp",
                  "obl", "oll", "omem", "tot-mem", "events", "cmd", "user", "redir", "resp"]
-
-
-def send(sock, *commands):
-    """Sends each command (a tuple of arguments) as a multibulk request, all in one write."""
-    out = b""
-    for args in commands:
-        out += b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-    sock.sendall(out)
-
-
-def read_exactly(sock, expected, timeout=5.0):
-    """Reads len(expected) bytes (fewer at EOF) and returns them: never more."""
-    data = b""
-    deadline = time.monotonic() + timeout
-    while len(data) < len(expected):
-        sock.settimeout(max(0.01, deadline - time.monotonic()))
-        chunk = sock.recv(len(expected) - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def assert_closed(sock, timeout=5.0):

@@ -9,6 +9,7 @@ import random
 
 import pytest
 import redis
+from support import error_of, advance
 
 ERR_SYNTAX = "syntax error"
 ERR_NOT_INTEGER = "value is not an integer or out of range"
@@ -18,17 +19,6 @@ ERR_INT_RANGE = "value is out of range, value must between -2147483648 and 21474
 ERR_NO_LFU = ("An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
               "that when switching between policies at runtime LRU and LFU data will take some "
               "time to adjust.")
-
-
-def error_of(client, *args):
-    """The error text a command answers (redis-py drops the leading "ERR ")."""
-    with pytest.raises(redis.ResponseError) as info:
-        client.execute_command(*args)
-    return str(info.value)
-
-
-def advance(client, ms):
-    assert client.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
 
 
 def scan_all(client, **options):

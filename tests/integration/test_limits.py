@@ -19,6 +19,7 @@ import time
 import pytest
 
 from conftest import ServerProcess
+from support import encode
 
 PROTOCOL_ERROR = b"-ERR Protocol error: "
 
@@ -27,11 +28,7 @@ PROTOCOL_ERROR = b"-ERR Protocol error: "
 
 def command(*args):
     """One multibulk request."""
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a.encode() if isinstance(a, str) else a
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
+    return encode(args)
 
 
 def connect(port, host="127.0.0.1"):

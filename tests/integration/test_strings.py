@@ -7,6 +7,7 @@ DEBUG ADVANCE-CLOCK, never with sleeps.
 """
 import pytest
 import redis
+from support import error_of, advance, server_unix_ms
 
 ERR_SYNTAX = "syntax error"
 ERR_NOT_INTEGER = "value is not an integer or out of range"
@@ -18,25 +19,6 @@ INT64_MIN = -2**63
 
 
 # redis-py turns SET's reply into a bool unless told the command has GET (get=True below).
-
-
-def error_of(client, *args):
-    """The error text a command answers (redis-py drops the leading "ERR ")."""
-    with pytest.raises(redis.ResponseError) as info:
-        client.execute_command(*args)
-    return str(info.value)
-
-
-def advance(client, ms):
-    assert client.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
-
-
-def server_unix_ms(client):
-    """The server's wall clock in ms (DEBUG ADVANCE-CLOCK moves it): PX's deadline minus PX."""
-    client.set("__clock_probe", "x", px=10**9)
-    now = client.pexpiretime("__clock_probe") - 10**9
-    client.delete("__clock_probe")
-    return now
 
 
 def about(actual, expected):

@@ -4,32 +4,11 @@ import time
 
 import pytest
 import redis
+from support import send, read_exactly
 
 
 def single(server, **kwargs):
     return server.client(decode_responses=True, single_connection_client=True, **kwargs)
-
-
-def send(sock, *commands):
-    out = b""
-    for args in commands:
-        out += b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-    sock.sendall(out)
-
-
-def read_exactly(sock, expected, timeout=5.0):
-    data = b""
-    deadline = time.monotonic() + timeout
-    while len(data) < len(expected):
-        sock.settimeout(max(0.01, deadline - time.monotonic()))
-        chunk = sock.recv(len(expected) - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 # ---- MULTI / EXEC / DISCARD ----------------------------------------------------------------------

@@ -8,6 +8,7 @@ check near a deadline keeps a margin of a second.
 """
 import pytest
 import redis
+from support import error_of, advance, server_unix_ms
 
 ERR_NOT_INTEGER = "value is not an integer or out of range"
 ERR_NX_AND_OTHERS = "NX and XX, GT or LT options at the same time are not compatible"
@@ -15,25 +16,6 @@ ERR_GT_AND_LT = "GT and LT options at the same time are not compatible"
 INT64_MAX = 2**63 - 1
 INT64_MIN = -2**63
 DAY_MS = 86400 * 1000
-
-
-def error_of(client, *args):
-    """The error text a command answers (redis-py drops the leading "ERR ")."""
-    with pytest.raises(redis.ResponseError) as info:
-        client.execute_command(*args)
-    return str(info.value)
-
-
-def advance(client, ms):
-    assert client.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
-
-
-def server_unix_ms(client):
-    """The server's wall clock in ms (DEBUG ADVANCE-CLOCK moves it)."""
-    client.set("__clock_probe", "x", px=10**9)
-    now = client.pexpiretime("__clock_probe") - 10**9
-    client.delete("__clock_probe")
-    return now
 
 
 # ---- EXPIRE PEXPIRE --------------------------------------------------------------------------

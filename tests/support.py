@@ -1,0 +1,59 @@
+"""Helpers shared by the black-box tests: raw RESP over sockets, and redis-py conveniences."""
+import time
+
+import pytest
+import redis
+
+
+def encode(*commands):
+    """Each command (a tuple of arguments) as a RESP multibulk request, concatenated."""
+    out = b""
+    for args in commands:
+        out += b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+def send(sock, *commands):
+    """Sends every command in one write."""
+    sock.sendall(encode(*commands))
+
+
+def read_exactly(sock, n, timeout=10.0):
+    """Reads n bytes (n may be the expected bytes themselves); fewer only if the peer closed."""
+    if isinstance(n, (bytes, bytearray)):
+        n = len(n)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while len(data) < n:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(n - len(data))
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def error_of(client, *args):
+    """The error text a command answers (redis-py drops the leading "ERR ")."""
+    with pytest.raises(redis.ResponseError) as info:
+        client.execute_command(*args)
+    return str(info.value)
+
+
+def advance(client, ms):
+    """Moves the server's clocks forward (DEBUG ADVANCE-CLOCK): expiry without sleeping."""
+    assert client.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
+
+
+def server_unix_ms(client):
+    """The server's wall clock in ms (DEBUG ADVANCE-CLOCK moves it): PX's deadline minus PX."""
+    client.set("__clock_probe", "x", px=10**9)
+    now = client.pexpiretime("__clock_probe") - 10**9
+    client.delete("__clock_probe")
+    return now
