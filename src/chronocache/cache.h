@@ -287,6 +287,16 @@ class Cache {
     return nullptr;
   }
 
+  // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
+  // starts loading the table memory a lookup of hash `h` touches; later, prefetch_keys() calls
+  // fn(const K&) for the stored keys that lookup will compare, so the host can prefetch what they
+  // point to. Neither changes anything; both are only worth it across several keys.
+  void prefetch(Hashed h) const noexcept { table_.prefetch(h.value); }
+  template <class Fn>
+  void prefetch_keys(Hashed h, Fn&& fn) const {
+    table_.for_each_candidate(h.value, [&](const Slot& slot) { fn(slot.key); });
+  }
+
   // Moves a live entry's deadline (kNoExpiry: never expires); a deadline at or before `now`
   // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
   template <class Q>

@@ -46,6 +46,8 @@ class Session final : public net::EventLoop::Handler {
  private:
   void read_and_process();
   void process();
+  void prefetch_keys(const resp::ParserLimits& limits);
+  static constexpr std::size_t kPrefetchCommands = 16;
   void update_interest();
   bool over_output_limit(std::size_t pending);
 
@@ -56,6 +58,7 @@ class Session final : public net::EventLoop::Handler {
   std::size_t sent_ = 0;
   resp::Parser parser_;
   std::vector<std::string_view> args_;
+  std::vector<std::string_view> peek_args_;  // prefetch_keys' look-ahead
   ClientState client_;
   std::size_t wanted_bytes_ = 0;
   std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit  // the

@@ -171,6 +171,27 @@ class SegmentedTable {
     }
   }
 
+  // Starts loading the home group of hash `h` (control bytes and slots) into the cache, so that
+  // a caller who knows several upcoming keys overlaps their cache misses. Changes nothing.
+  void prefetch(std::uint64_t h) const noexcept {
+    const DirectoryEntry& entry = directory_[directory_index(h)];
+    const auto* group = reinterpret_cast<const char*>(
+        entry.segment->groups() + (static_cast<std::uint32_t>(h >> 7) & entry.group_mask));
+    for (std::size_t offset = 0; offset < sizeof(GroupType); offset += 64)
+      __builtin_prefetch(group + offset);
+  }
+
+  // Calls fn(const SlotType&) for each entry of the home group whose tag matches `h`: the
+  // candidates a lookup will compare, for a caller that prefetches what their keys point to.
+  template <class Fn>
+  void for_each_candidate(std::uint64_t h, Fn&& fn) const {
+    const DirectoryEntry& entry = directory_[directory_index(h)];
+    GroupType* group =
+        entry.segment->groups() + (static_cast<std::uint32_t>(h >> 7) & entry.group_mask);
+    for (std::size_t lane : GroupCtrl(group->ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
+      fn(std::as_const(*group->slot(lane)));
+  }
+
   // Inserts a key the caller knows is absent; may grow the key's segment first.
   // on_move(SlotType&, SlotId) is called for every entry that growth relocates.
   template <class Q, class VArg, class OnMove>

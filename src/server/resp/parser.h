@@ -48,6 +48,13 @@ class Parser {
   // Parses the command at the start of `data`. On kCommand, `args` views bytes of `data`.
   ParseResult parse(std::string_view data, const ParserLimits& limits,
                     std::vector<std::string_view>& args);
+  // The whole command at the start of `data` when it is complete and plainly framed (the common
+  // case), without changing the parser's state: for looking ahead in a pipelined batch.
+  bool peek(std::string_view data, const ParserLimits& limits, std::vector<std::string_view>& args,
+            std::size_t& consumed) {
+    return !state_.in_multibulk && !data.empty() && data[0] == '*' &&
+           parse_complete(data, limits, args, consumed);
+  }
   // Forget a partly parsed command (the caller discarded its bytes).
   void reset() { state_ = State{}; }
 

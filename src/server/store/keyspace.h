@@ -77,6 +77,18 @@ class Db {
   }
   std::size_t size(TimePoint now) const { return engine_->size_at(now); }
 
+  // Prefetching for a batch of pipelined commands: stage 1 for every key, then stage 2 for every
+  // key, then the commands run with their table lines and records already in the cache.
+  std::uint64_t prefetch_table(std::string_view key) const {
+    const chronocache::Hashed h = hashed(key);
+    engine_->prefetch(h);
+    return h.value;
+  }
+  void prefetch_record(std::uint64_t hash) const {
+    engine_->prefetch_keys(chronocache::Hashed{hash},
+                           [](const Blob& record) { record.prefetch(); });
+  }
+
   // ---- Writes (each one tells watchers) ------------------------------------------------------
   void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now);
   void put(std::string_view key, const Blob& value, TimePoint deadline, TimePoint now) {
