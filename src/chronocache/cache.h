@@ -149,6 +149,9 @@ class Cache {
     return live;
   }
   bool empty() const { return size() == 0; }
+  // Entries held, including expired ones not yet reclaimed: O(1) always (Redis's DBSIZE counts
+  // the same way). size() is the live count, but may have to scan.
+  std::size_t stored_size() const noexcept { return table_.size(); }
 
   // Examines at most `budget` slots, continuing where the previous call stopped, and removes
   // the expired entries among them. Returns how many it removed.

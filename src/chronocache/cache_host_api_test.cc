@@ -70,6 +70,18 @@ TEST(CacheHostApi, SetDeadlineBeyondTheWindowIsKeptExactly) {
   EXPECT_EQ(cache.deadline(1), cache.clock().now() + 1s);
 }
 
+TEST(CacheHostApi, StoredSizeCountsExpiredEntriesUntilReclaimed) {
+  IntCache cache;
+  cache.put(1, 10, 5ms);
+  cache.put(2, 20);
+  cache.clock().advance(5ms);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.stored_size(), 2u);
+  while (cache.reclaim_expired(64) == 0 && cache.stored_size() == 2) {
+  }
+  EXPECT_EQ(cache.stored_size(), 1u);
+}
+
 TEST(CacheHostApi, ForEachLiveSkipsExpiredEntriesAndReportsDeadlines) {
   IntCache cache;
   cache.put(1, 10, 5ms);

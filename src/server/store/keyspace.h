@@ -76,6 +76,9 @@ class Db {
     return engine_->deadline_prehashed(key, hashed(key), now);
   }
   std::size_t size(TimePoint now) const { return engine_->size_at(now); }
+  // Keys held, expired ones not yet reclaimed included, in O(1): what Redis's DBSIZE and INFO
+  // keyspace report (size() is exact but may scan the table).
+  std::size_t stored_size() const { return engine_->stored_size(); }
 
   // Prefetching for a batch of pipelined commands: stage 1 for every key, then stage 2 for every
   // key, then the commands run with their table lines and records already in the cache.
