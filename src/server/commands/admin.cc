@@ -43,14 +43,14 @@ bool flush_mode_ok(CommandContext& ctx) {
 
 void flushdb(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
-  ctx.db().clear();
+  ctx.db().clear(ctx.now);
   ++ctx.server.dirty;
   ctx.reply.ok();
 }
 
 void flushall(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
-  ctx.server.keyspace.clear_all();
+  ctx.server.keyspace.clear_all(ctx.now);
   ++ctx.server.dirty;
   ctx.reply.ok();
 }

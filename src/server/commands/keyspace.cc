@@ -267,7 +267,8 @@ void swapdb(CommandContext& ctx) {
   if (!db_index_valid(ctx, *first) || !db_index_valid(ctx, *second))
     return ctx.reply.error(errors::kDbIndexOutOfRange);
   // Keyspace::swap tells WATCHers of both databases (Redis's touchAllWatchedKeysInDb).
-  ctx.server.keyspace.swap(static_cast<std::size_t>(*first), static_cast<std::size_t>(*second));
+  ctx.server.keyspace.swap(static_cast<std::size_t>(*first), static_cast<std::size_t>(*second),
+                           ctx.now);
   ++ctx.server.dirty;
   ctx.reply.ok();
 }

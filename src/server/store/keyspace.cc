@@ -27,11 +27,6 @@ void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
     if (w.db == db && w.key == key) dirty_[w.client] = true;
 }
 
-void WatchRegistry::touch_db_slow(std::size_t db) {
-  for (const Watch& w : watched_)
-    if (w.db == db) dirty_[w.client] = true;
-}
-
 Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopClock clock)
     : index_(index),
       watches_(&watches),
@@ -63,9 +58,9 @@ bool Db::set_deadline(std::string_view key, TimePoint deadline, TimePoint now) {
   return live;
 }
 
-void Db::clear() {
+void Db::clear(TimePoint now) {
+  watches_->touch_db(index_, [&](std::string_view key) { return exists(key, now); });
   engine_->clear();
-  watches_->touch_db(index_);
 }
 
 void Db::swap_contents(Db& other) noexcept { std::swap(engine_, other.engine_); }
@@ -77,15 +72,19 @@ Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
     dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_, LoopClock(batch_now)));
 }
 
-void Keyspace::swap(std::size_t a, std::size_t b) {
+void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {
   if (a == b) return;
+  // Watchers of a key that exists in either database before the swap are told (Redis's rule).
+  const auto in_either = [&](std::string_view key) {
+    return dbs_[a]->exists(key, now) || dbs_[b]->exists(key, now);
+  };
+  watches_.touch_db(a, in_either);
+  watches_.touch_db(b, in_either);
   dbs_[a]->swap_contents(*dbs_[b]);
-  watches_.touch_db(a);
-  watches_.touch_db(b);
 }
 
-void Keyspace::clear_all() {
-  for (auto& db : dbs_) db->clear();
+void Keyspace::clear_all(TimePoint now) {
+  for (auto& db : dbs_) db->clear(now);
 }
 
 }  // namespace chronocached

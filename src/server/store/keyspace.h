@@ -40,8 +40,13 @@ class WatchRegistry {
   void touch(std::size_t db, std::string_view key) {
     if (!watched_.empty()) touch_slow(db, key);
   }
-  void touch_db(std::size_t db) {
-    if (!watched_.empty()) touch_db_slow(db);
+  // A whole database changed (FLUSHDB, SWAPDB): as Redis, only watchers of keys that
+  // existed(db, key) are told; a watched key that was absent and still is changes nothing.
+  template <class Exists>
+  void touch_db(std::size_t db, Exists existed) {
+    if (watched_.empty()) return;
+    for (const Watch& w : watched_)
+      if (w.db == db && existed(w.key)) dirty_[w.client] = true;
   }
 
  private:
@@ -51,7 +56,6 @@ class WatchRegistry {
     ClientId client;
   };
   void touch_slow(std::size_t db, std::string_view key);
-  void touch_db_slow(std::size_t db);
 
   std::vector<Watch> watched_;  // few at a time in practice: linear scans are fine
   std::unordered_map<ClientId, bool> dirty_;
@@ -100,7 +104,7 @@ class Db {
   bool erase(std::string_view key, TimePoint now);
   // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
-  void clear();
+  void clear(TimePoint now);
   void touch(std::string_view key) { watches_->touch(index_, key); }
 
   // ---- Walks ------------------------------------------------------------------------------
@@ -147,8 +151,8 @@ class Keyspace {
   Db& db(std::size_t index) { return *dbs_[index]; }
   const Db& db(std::size_t index) const { return *dbs_[index]; }
   WatchRegistry& watches() { return watches_; }
-  void swap(std::size_t a, std::size_t b);
-  void clear_all();
+  void swap(std::size_t a, std::size_t b, TimePoint now);
+  void clear_all(TimePoint now);
 
  private:
   WatchRegistry watches_;
