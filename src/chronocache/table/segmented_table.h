@@ -55,7 +55,7 @@ namespace chronocache::detail {
 template <class K, class V, class Meta>
 struct Slot {
   K key;
-  V value;
+  [[no_unique_address]] V value;  // an empty V (a set, or records that carry their value) costs 0
   StoredDeadline deadline;
   [[no_unique_address]] Meta meta;
 };

@@ -44,37 +44,37 @@ Blob::Blob(std::string_view key, std::string_view value) {
   if (key.empty() && value.empty()) return;
   CC_CHECK(value.size() <= kSizeMask && key.size() <= kSizeMask, "a Blob is limited to 2 GiB");
   const std::size_t key_prefix = kHeaderBytes + varint_size(key.size());
-  block_ = allocate(key_prefix + key.size() + value.size());
+  set_block(allocate(key_prefix + key.size() + value.size()));
   set_header(static_cast<std::uint32_t>(value.size()), false);
-  unsigned char* p = write_varint(block_ + kHeaderBytes, key.size());
+  unsigned char* p = write_varint(block() + kHeaderBytes, key.size());
   if (!key.empty()) std::memcpy(p, key.data(), key.size());
   if (!value.empty()) std::memcpy(p + key.size(), value.data(), value.size());
 }
 
 Blob& Blob::operator=(Blob&& other) noexcept {
   if (this != &other) {
-    std::free(block_);
-    block_ = other.block_;
-    other.block_ = nullptr;
+    std::free(block());
+    set_block(other.block());
+    other.set_block(nullptr);
   }
   return *this;
 }
 
-Blob::~Blob() { std::free(block_); }
+Blob::~Blob() { std::free(block()); }
 
 std::uint32_t Blob::header() const noexcept {
   std::uint32_t h;
-  std::memcpy(&h, block_, sizeof(h));
+  std::memcpy(&h, block(), sizeof(h));
   return h;
 }
 
 void Blob::set_header(std::uint32_t value_size, bool grown) noexcept {
   const std::uint32_t h = value_size | (grown ? kGrownBit : 0u);
-  std::memcpy(block_, &h, sizeof(h));
+  std::memcpy(block(), &h, sizeof(h));
 }
 
 Blob::Layout Blob::layout() const noexcept {
-  unsigned char* p = block_ + kHeaderBytes;
+  unsigned char* p = block() + kHeaderBytes;
   std::size_t key_size = 0;
   for (unsigned shift = 0;; shift += 7) {
     const unsigned char byte = *p++;
@@ -86,36 +86,36 @@ Blob::Layout Blob::layout() const noexcept {
 }
 
 std::size_t Blob::value_capacity() const noexcept {
-  if (block_ == nullptr) return 0;
+  if (block() == nullptr) return 0;
   const Layout l = layout();
-  return malloc_usable_size(block_) -
-         static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block_);
+  return malloc_usable_size(block()) -
+         static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block());
 }
 
 void Blob::reserve_value(std::size_t needed, bool grown) {
   CC_CHECK(needed <= kSizeMask, "a Blob is limited to 2 GiB");
-  if (block_ == nullptr) {
+  if (block() == nullptr) {
     // A plain byte string: header, a zero key length, the value.
-    block_ = allocate(kHeaderBytes + 1 + needed);
+    set_block(allocate(kHeaderBytes + 1 + needed));
     set_header(0, false);
-    block_[kHeaderBytes] = 0;
+    block()[kHeaderBytes] = 0;
   }
   if (needed <= value_capacity()) return;
   const Layout l = layout();
-  const auto prefix = static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block_);
+  const auto prefix = static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block());
   // Doubling up to 1 MiB, then 1 MiB steps, as Redis's sds: repeated APPENDs stay amortized O(1)
   // without a large string ever holding twice its size.
   constexpr std::size_t kMaxPrealloc = 1 << 20;
   std::size_t capacity = needed;
   if (grown) capacity = needed < kMaxPrealloc ? needed * 2 : needed + kMaxPrealloc;
   capacity = std::min<std::size_t>(capacity, kSizeMask);
-  void* bigger = std::realloc(block_, prefix + capacity);
+  void* bigger = std::realloc(block(), prefix + capacity);
   if (bigger == nullptr) throw std::bad_alloc();
-  block_ = static_cast<unsigned char*>(bigger);
+  set_block(static_cast<unsigned char*>(bigger));
 }
 
 void Blob::assign(std::string_view value) {
-  if (block_ == nullptr && value.empty()) return;
+  if (block() == nullptr && value.empty()) return;
   reserve_value(value.size(), false);
   const Layout l = layout();
   if (!value.empty()) std::memmove(l.value, value.data(), value.size());
@@ -143,7 +143,7 @@ void Blob::write_at(std::size_t offset, std::string_view data) {
 }
 
 std::size_t Blob::heap_bytes() const noexcept {
-  return block_ == nullptr ? 0 : malloc_usable_size(block_);
+  return block() == nullptr ? 0 : malloc_usable_size(block());
 }
 
 }  // namespace chronocached

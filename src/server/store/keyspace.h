@@ -26,6 +26,7 @@ using chronocache::TimePoint;
 struct NoValue {};
 using Engine = chronocache::Cache<Blob, NoValue, chronocache::TtlOnly, LoopClock, BlobHash, BlobEq>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
+static_assert(Engine::slot_bytes() == 13, "a slot is a Blob and a 32-bit deadline: 12 bytes");
 
 // Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
 // watched key changed fails. Empty (and free to consult) while nobody watches.
