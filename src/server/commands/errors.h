@@ -22,8 +22,6 @@ inline constexpr std::string_view kAuthNoPassword =
     "ERR AUTH <password> called without any password configured for the default user. Are you "
     "sure your configuration is correct?";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
-inline constexpr std::string_view kInvalidDbIndex = "ERR invalid DB index";
-inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nested";
 inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
