@@ -254,19 +254,8 @@ class Cache {
   // server's APPEND and INCR), never the key.
   template <class Q>
   V* find_prehashed(const Q& key, Hashed h, TimePoint now) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
-    const Ref ref = table_.find(key, h.value);
-    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
-      policy_.on_access(ref.slot->meta);
-      ++stats_.hits;
-      return &ref.slot->value;
-    }
-    if (ref) {
-      expired_miss(ref);
-    } else {
-      ++stats_.misses;
-    }
-    return nullptr;
+    const Ref ref = find_live(key, h, now, Access::kRead);
+    return ref ? &ref.slot->value : nullptr;
   }
 
   // The live entry's stored key, or nullptr; otherwise as find_prehashed. For keys that carry
@@ -274,20 +263,8 @@ class Cache {
   // record through this pointer, provided it stays equal to `key` under Hash and Eq.
   template <class Q>
   K* find_key_prehashed(const Q& key, Hashed h, TimePoint now, Access access = Access::kRead) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
-    const Ref ref = table_.find(key, h.value);
-    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
-      if (access == Access::kRead) {
-        policy_.on_access(ref.slot->meta);
-        ++stats_.hits;
-      }
-      return &ref.slot->key;
-    }
-    if (ref) {
-      erase_counting_expiry(ref, relative_now);
-    }
-    if (access == Access::kRead) ++stats_.misses;
-    return nullptr;
+    const Ref ref = find_live(key, h, now, access);
+    return ref ? &ref.slot->key : nullptr;
   }
 
   // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
@@ -485,6 +462,28 @@ class Cache {
     set_deadline(*fresh.slot, deadline);
     fresh.slot->meta = policy_.on_insert(fresh.id());
     return PutOutcome::kInserted;
+  }
+
+  // The live entry for find_prehashed and find_key_prehashed; an expired one it meets is removed
+  // (out of line, as in expired_miss). kRead counts a hit or a miss and tells the policy.
+  template <class Q>
+  CC_ALWAYS_INLINE Ref find_live(const Q& key, Hashed h, TimePoint now, Access access) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
+      if (access == Access::kRead) {
+        policy_.on_access(ref.slot->meta);
+        ++stats_.hits;
+      }
+      return ref;
+    }
+    if (ref) erase_expired(ref);
+    if (access == Access::kRead) ++stats_.misses;
+    return Ref{};
+  }
+  [[gnu::noinline]] void erase_expired(Ref ref) {
+    erase_entry(ref);
+    ++stats_.expired;
   }
 
   // A get that met an expired entry removes it. Out of line: erasing needs registers that the

@@ -43,6 +43,29 @@ TEST(CacheHostApi, FindRemovesAnExpiredEntryItMeets) {
   EXPECT_FALSE(cache.contains_prehashed(1, Hashed{cache.hash_of(1)}, cache.clock().now() - 5ms));
 }
 
+TEST(CacheHostApi, FindKeyPeekCountsNoHitOrMissButStillRemovesAnExpiredEntry) {
+  IntCache cache;
+  cache.put(1, 10, 5ms);
+  cache.put(2, 20);
+  const auto peek = [&](int key) {
+    return cache.find_key_prehashed(key, Hashed{cache.hash_of(key)}, cache.clock().now(),
+                                    Access::kPeek);
+  };
+  const int* found = peek(2);
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(*found, 2);
+  EXPECT_EQ(peek(3), nullptr);
+  cache.clock().advance(5ms);
+  EXPECT_EQ(peek(1), nullptr);
+  EXPECT_EQ(cache.stats().hits, 0u);
+  EXPECT_EQ(cache.stats().misses, 0u);
+  EXPECT_EQ(cache.stats().expired, 1u);
+  EXPECT_EQ(cache.stored_size(), 1u);
+  EXPECT_EQ(cache.find_key_prehashed(2, Hashed{cache.hash_of(2)}, cache.clock().now()),
+            found);  // kRead: a hit
+  EXPECT_EQ(cache.stats().hits, 1u);
+}
+
 TEST(CacheHostApi, SetDeadlineMovesPersistsOrDeletes) {
   IntCache cache;
   cache.put(1, 10, 5s);

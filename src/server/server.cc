@@ -63,7 +63,6 @@ class Server::Listener final : public net::EventLoop::Handler {
   Listener(Server& server, int fd) : server_(server), fd_(fd) {}
   ~Listener() { close(fd_); }
   void on_ready(std::uint32_t) override { server_.accept_from(fd_); }
-  int fd() const { return fd_; }
 
  private:
   Server& server_;
@@ -237,12 +236,13 @@ void Server::after_batch() {
       it->second->on_ready(0);  // flushes, and schedules the close of a monitor that went away
     }
   }
+  // CLIENT KILL closes at once, as Redis's freeClient: what the socket takes now is sent, the
+  // rest dropped. (Waiting for the flush would spare a killed client that does not read.)
   for (std::uint64_t id : state_.kill_list) {
     const auto it = sessions_.find(id);
     if (it == sessions_.end()) continue;
-    it->second->close_soon();
     it->second->flush();
-    if (it->second->closing()) finished_.push_back(id);
+    finished_.push_back(id);
   }
   state_.kill_list.clear();
   // Sessions report their end (schedule_close); they are destroyed here, never from inside their

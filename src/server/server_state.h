@@ -137,7 +137,8 @@ struct ServerState {
   bool active_expire = true;          // DEBUG SET-ACTIVE-EXPIRE
 };
 
-// Wall-clock milliseconds (TIME, CLIENT LIST ages, EXPIREAT). Deadlines use the engine's clock.
+// Wall-clock milliseconds from the system clock. Read once, at start, to fix the offset from
+// which every batch's unix time is derived (Server::refresh_clock); handlers use ctx.unix_ms.
 std::int64_t unix_time_ms();
 
 }  // namespace chronocached

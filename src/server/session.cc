@@ -108,7 +108,10 @@ void Session::prefetch_keys(const resp::ParserLimits& limits) {
   std::size_t count = 0;
   std::string_view data = input_.unread();
   std::size_t consumed = 0;
-  while (count < hashes.size() && parser_.peek(data, limits, peek_args_, consumed)) {
+  // Bounded by commands looked at, not keys found: otherwise a buffer of keyless commands (PING)
+  // is framed to its end on every process(), once per pause of a large pipeline.
+  for (std::size_t looked = 0;
+       looked < kPrefetchCommands && parser_.peek(data, limits, peek_args_, consumed); ++looked) {
     data.remove_prefix(consumed);
     if (peek_args_.size() < 2) continue;
     const CommandSpec* spec = find_command(peek_args_[0]);
@@ -123,7 +126,10 @@ void Session::process() {
   ServerState& state = server_.state();
   resp::ReplyWriter writer(output_);
   resp::ParserLimits limits;
-  limits.max_bulk_len = static_cast<std::size_t>(state.config.proto_max_bulk_len);
+  // Capped at what a Blob can hold: a longer argument is refused at its header, instead of
+  // failing Blob's size check (which stops the process) once all its bytes have arrived.
+  limits.max_bulk_len =
+      std::min(static_cast<std::size_t>(state.config.proto_max_bulk_len), Blob::kMaxBytes);
   limits.authenticated = client_.authenticated;
   if (input_.unread_size() >= kPrefetchMinBytes) prefetch_keys(limits);
   while (!client_.close_after_reply && !closed_) {
@@ -230,14 +236,6 @@ void Session::update_interest() {
     interest_write_ = write;
     server_.loop().modify(fd_, read, write, this);
   }
-}
-
-void Session::reply_and_close(std::string_view error) {
-  output_.append("-");
-  output_.append(error);
-  output_.append("\r\n");
-  client_.close_after_reply = true;
-  flush();
 }
 
 void Session::shrink_buffers() {

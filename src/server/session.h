@@ -33,15 +33,11 @@ class Session final : public net::EventLoop::Handler {
   void on_ready(std::uint32_t events) override;
   // Writes pending output; false when the connection must close.
   bool flush();
-  // Closes at the end of the batch (after flushing what it can).
-  void close_soon() { client_.close_after_reply = true; }
   bool closing() const { return closed_ || (client_.close_after_reply && output_.size() == sent_); }
   bool has_output() const { return output_.size() > sent_; }
-  void reply_and_close(std::string_view error);  // "-ERR ...\r\n" then close
   void shrink_buffers();
 
   ClientState& client() { return client_; }
-  int fd() const { return fd_; }
 
  private:
   void read_and_process();
@@ -60,9 +56,8 @@ class Session final : public net::EventLoop::Handler {
   std::vector<std::string_view> args_;
   std::vector<std::string_view> peek_args_;  // prefetch_keys' look-ahead
   ClientState client_;
-  std::size_t wanted_bytes_ = 0;
-  std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit  // the
-                                          // parser's hint: bytes the partial command needs in all
+  std::size_t wanted_bytes_ = 0;  // the parser's hint: bytes the partial command needs in all
+  std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
   bool closed_ = false;
   bool paused_ = false;        // not reading while output is backed up
   bool interest_read_ = true;  // what epoll watches for now

@@ -375,3 +375,28 @@ def test_many_connections_get_distinct_increasing_ids(server):
         ids.append(int(data[1:-2]))
         s.close()
     assert ids == sorted(ids) and len(set(ids)) == 5
+
+
+def test_client_kill_closes_a_client_whose_output_is_backed_up(server, r):
+    # A victim that never reads: its replies fill the kernel's buffers and wait in the server.
+    # CLIENT KILL closes it at once, as Redis does, instead of waiting for a flush that the
+    # victim will never let finish.
+    r.set("big", b"b" * (1 << 20))
+    victim = socket.socket()
+    victim.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    victim.connect(("127.0.0.1", server.port))
+    send(victim, ("CLIENT", "SETNAME", "victim"), *([("GET", "big")] * 16))
+
+    def victim_ids():
+        return [int(c["id"]) for c in r.client_list() if c["name"] == "victim"]
+
+    deadline = time.monotonic() + 5
+    while not victim_ids():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert r.client_kill_filter(_id=victim_ids()[0]) == 1
+    deadline = time.monotonic() + 5
+    while victim_ids():
+        assert time.monotonic() < deadline, "the killed client is still connected"
+        time.sleep(0.01)
+    victim.close()

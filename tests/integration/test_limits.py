@@ -241,6 +241,22 @@ def test_bulk_over_proto_max_bulk_len_is_refused_without_allocating(start_server
     assert s.client().get("k") is None
 
 
+def test_bulk_beyond_what_a_string_can_hold_is_refused_whatever_the_limits(start_server):
+    # A stored string holds at most 2^31 - 1 bytes. With the limits raised past that, a longer
+    # bulk is refused at its header, rather than read in full and then failing the store.
+    s = start_server("--proto-max-bulk-len", "4gb", "--client-query-buffer-limit", "8gb")
+    sock = connect(s.port)
+    sock.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2147483648\r\n")
+    assert read_until_closed(sock) == PROTOCOL_ERROR + b"invalid bulk length\r\n"
+    sock = connect(s.port)
+    sock.sendall(b"*2\r\n$4\r\nECHO\r\n$2147483647\r\n")  # the longest is still waited for
+    sock.settimeout(0.3)
+    with pytest.raises(socket.timeout):
+        sock.recv(100)
+    sock.close()
+    assert s.client().ping() is True
+
+
 def test_announced_bulk_is_not_reserved_before_it_arrives(start_server):
     s = start_server()
     observer = connect(s.port)

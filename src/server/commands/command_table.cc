@@ -162,10 +162,9 @@ void feed_monitors(CommandContext& ctx) {
     }
     line += '"';
   }
-  // A copy: a monitor's own buffered commands may change the list while we walk it.
-  const std::vector<ClientState*> monitors = ctx.server.monitors;
-  for (ClientState* monitor : monitors) {
-    if (monitor == &ctx.client || monitor->monitor_out == nullptr) continue;
+  // Appending runs no command, so nothing changes the list while we walk it: no copy needed.
+  for (ClientState* monitor : ctx.server.monitors) {
+    if (monitor == &ctx.client) continue;
     resp::ReplyWriter w(*monitor->monitor_out);
     w.simple(line);
   }

@@ -43,9 +43,9 @@ constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
 constexpr std::string_view kLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
 
-// A Blob holds at most 2^31 - 1 bytes (its size field's range). Redis's only bound is
-// proto-max-bulk-len, which may be configured higher; past this we refuse with Redis's error.
-constexpr std::uint64_t kMaxStringBytes = (std::uint64_t{1} << 31) - 1;
+// A Blob holds at most Blob::kMaxBytes. Redis's only bound is proto-max-bulk-len, which may be
+// configured higher; past this we refuse with Redis's error.
+constexpr std::uint64_t kMaxStringBytes = Blob::kMaxBytes;
 
 // LCS fills an (N+1) x (M+1) table of 32-bit lengths (lcs.h). Redis allocates whatever malloc
 // grants and refuses only when that fails; we refuse past 512 MiB of table (2^27 cells, two

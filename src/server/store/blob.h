@@ -26,6 +26,10 @@ namespace chronocached {
 
 class Blob {
  public:
+  // The longest key or value a Blob holds (its 31-bit size field). The server refuses longer
+  // request arguments however high proto-max-bulk-len is set: a Blob past it stops the process.
+  static constexpr std::size_t kMaxBytes = 0x7FFFFFFF;
+
   Blob() noexcept = default;
   explicit Blob(std::string_view value) : Blob(std::string_view(), value) {}
   // The stored form of a key and its value.
@@ -78,6 +82,7 @@ class Blob {
  private:
   static constexpr std::uint32_t kGrownBit = 0x80000000u;
   static constexpr std::uint32_t kSizeMask = ~kGrownBit;
+  static_assert(kSizeMask == kMaxBytes);
 
   struct Layout {
     char* key;
