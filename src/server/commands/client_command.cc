@@ -308,8 +308,7 @@ void client_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  ctx.reply.array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.simple(line);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr std::uint32_t kClientFlags = kNoScript | kLoading | kStale;

@@ -123,8 +123,7 @@ void config_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  ctx.reply.array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.simple(line);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr std::uint32_t kConfigFlags = kAdmin | kNoScript | kLoading | kStale;

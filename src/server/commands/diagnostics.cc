@@ -9,11 +9,6 @@
 namespace chronocached {
 namespace {
 
-void reply_lines(CommandContext& ctx, std::span<const std::string_view> lines) {
-  ctx.reply.array(lines.size());
-  for (std::string_view line : lines) ctx.reply.simple(line);
-}
-
 // "ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP."
 std::string subcommand_syntax_error(std::string_view sub, std::string_view command) {
   std::string text = "ERR unknown subcommand or wrong number of arguments for '";
@@ -65,7 +60,7 @@ void latency_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  reply_lines(ctx, kLines);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr std::uint32_t kLatencyFlags = kAdmin | kNoScript | kLoading | kStale;
@@ -161,7 +156,7 @@ void slowlog_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  reply_lines(ctx, kLines);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr std::uint32_t kSlowlogFlags = kAdmin | kLoading | kStale;
@@ -280,7 +275,7 @@ void function_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  reply_lines(ctx, kLines);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr CommandSpec kFunction[] = {
@@ -347,7 +342,7 @@ void script_help(CommandContext& ctx) {
       "HELP",
       "    Prints this help.",
   };
-  reply_lines(ctx, kLines);
+  ctx.reply.simple_lines(kLines);
 }
 
 constexpr CommandSpec kScript[] = {

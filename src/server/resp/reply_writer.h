@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -44,7 +45,12 @@ class ReplyWriter {
   void push(std::size_t count);  // RESP3 out-of-band; RESP2: an array
   void double_value(double value);
   void boolean(bool value);
-  void verbatim(std::string_view text);  // RESP3 "txt" verbatim string; RESP2 bulk
+  void verbatim(std::string_view text);
+  // An array of simple strings: the HELP replies.
+  void simple_lines(std::span<const std::string_view> lines) {
+    array(lines.size());
+    for (std::string_view line : lines) simple(line);
+  }  // RESP3 "txt" verbatim string; RESP2 bulk
 
   // Bytes written so far; with truncate_to, lets MULTI/EXEC and CLIENT REPLY undo a reply.
   std::size_t mark() const { return out_->size(); }

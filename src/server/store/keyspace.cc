@@ -37,7 +37,9 @@ void Db::put(std::string_view key, std::string_view value, TimePoint deadline, T
   // An overwrite rewrites the record in place (no allocation when the value fits its block);
   // a new key builds its record once.
   Blob* existing = engine_->find_key_prehashed(key, h, now, chronocache::Access::kPeek);
-  if (existing != nullptr && deadline > now) {
+  if (deadline <= now) {  // dead on arrival: remove the old value, build nothing
+    if (existing != nullptr) engine_->erase_prehashed(key, h, now);
+  } else if (existing != nullptr) {
     existing->assign(value);
     engine_->set_deadline_prehashed(key, h, deadline, now);
   } else {
