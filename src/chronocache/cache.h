@@ -28,6 +28,8 @@
 //     reclaim_expired cycle) and O(capacity) otherwise.
 //   * max_entries bounds stored entries; a new key beyond it evicts Policy's victim (or is refused
 //     under TtlOnly). An expired victim counts as expired, not evicted.
+//   * max_bytes bounds memory_used() (table + policy + HeapBytes of keys and values) the same
+//     way; an overwrite that grows a value evicts other entries, never the one just written.
 //
 // Cost model: one hash per operation, one clock read per public call (a relaxed atomic load with
 // CoarseClock), no allocation except when the table grows (one segment at a time) or a deadline is
@@ -44,6 +46,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -51,6 +54,7 @@
 #include "chronocache/clock/clock.h"
 #include "chronocache/clock/coarse_clock.h"
 #include "chronocache/expiry/deadline.h"
+#include "chronocache/memory/heap_bytes.h"
 #include "chronocache/options.h"
 #include "chronocache/policy/eviction_policy.h"
 #include "chronocache/policy/ttl_only.h"
@@ -162,6 +166,7 @@ class Cache {
   void clear() {
     table_.clear();
     policy_.clear();
+    entry_heap_bytes_ = 0;
     far_.clear();
     next_expiry_lower_bound_ = kNoExpiry;
     cycle_min_deadline_ = kNoExpiry;
@@ -174,6 +179,41 @@ class Cache {
   std::size_t memory_bytes() const noexcept {
     return table_.memory_bytes() + policy_.memory_bytes() + far_.bucket_count() * sizeof(void*) +
            far_.size() * (sizeof(K) + 3 * sizeof(void*));
+  }
+
+  // What max_bytes bounds: memory_bytes() plus the heap that stored keys and values own
+  // (HeapBytes). O(1).
+  std::size_t memory_used() const noexcept { return memory_bytes() + entry_heap_bytes_; }
+
+  // Removes the policy's victim (an expired one counts as expired, a live one as evicted) and
+  // calls on_evicted(const K&, const V&) before it goes. False when the policy names none (TtlOnly,
+  // or the cache is empty). For hosts that keep their own budget (the server's maxmemory).
+  template <class OnEvicted>
+  bool evict_one(TimePoint now, OnEvicted&& on_evicted) {
+    const std::optional<SlotId> victim = policy_.pick_victim();
+    if (!victim) return false;
+    const Ref ref = table_.at(*victim);
+    on_evicted(std::as_const(ref.slot->key), std::as_const(ref.slot->value));
+    if (erase_counting_expiry(ref, relative_now_rebased(now))) ++stats_.evicted;
+    return true;
+  }
+
+  // A host that changed an entry's heap footprint in place (through find_prehashed or
+  // find_key_prehashed) reports it here so memory_used() stays exact.
+  void note_heap_resize(std::size_t old_bytes, std::size_t new_bytes) noexcept {
+    entry_heap_bytes_ += new_bytes;
+    entry_heap_bytes_ -= old_bytes;
+  }
+
+  // The policy object, for policies with run-time settings (the server's switchable policy).
+  // After changing how it orders entries, call reset_policy().
+  Policy& policy() noexcept { return policy_; }
+  const Policy& policy() const noexcept { return policy_; }
+  // Forgets the policy's order and registers every stored entry anew, in table order. O(n).
+  void reset_policy() {
+    policy_.clear();
+    table_.for_each_with_id(
+        [&](Slot& slot, SlotId id) { slot.meta = policy_.on_insert(id, table_.hash(slot.key)); });
   }
 
   const CacheStats& stats() const noexcept { return stats_; }
@@ -203,9 +243,18 @@ class Cache {
     }
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
       forget_far_deadline(*ref.slot);
-      ref.slot->value = std::move(value);
+      if constexpr (kValueOwnsHeap) {
+        entry_heap_bytes_ -= HeapBytes<V>::of(ref.slot->value);
+        ref.slot->value = std::move(value);
+        entry_heap_bytes_ += HeapBytes<V>::of(ref.slot->value);
+      } else {
+        ref.slot->value = std::move(value);
+      }
       set_deadline(*ref.slot, deadline);
       policy_.on_access(ref.slot->meta);
+      if constexpr (kValueOwnsHeap) {
+        if (options_.max_bytes != 0) enforce_byte_budget(ref.id(), relative_now);  // may stay over
+      }
       return PutOutcome::kReplaced;
     }
     if (ref) erase_counting_expiry(ref, relative_now);
@@ -434,6 +483,7 @@ class Cache {
   }
 
   void erase_entry(Ref ref) {
+    entry_heap_bytes_ -= entry_heap_bytes(*ref.slot);
     policy_.on_erase(ref.slot->meta);
     forget_far_deadline(*ref.slot);
     table_.erase_at(ref);
@@ -457,11 +507,41 @@ class Cache {
         !make_room(relative_now)) {
       return PutOutcome::kRejectedFull;
     }
+    if (options_.max_bytes != 0) [[unlikely]] {
+      // Room for the slot and the value's heap first (the key's too when it comes as a K); the
+      // insert may still grow the table, which the check after it settles.
+      std::size_t incoming = sizeof(Slot) + 1 + HeapBytes<V>::of(value);
+      if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) incoming += HeapBytes<K>::of(key);
+      while (memory_used() + incoming > options_.max_bytes && table_.size() != 0)
+        if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
+    }
     const Ref fresh = table_.insert_absent(std::forward<Q>(key), std::move(value), h.value,
                                            detail::kNoDeadlineInWindow, on_move());
+    entry_heap_bytes_ += entry_heap_bytes(*fresh.slot);
     set_deadline(*fresh.slot, deadline);
-    fresh.slot->meta = policy_.on_insert(fresh.id());
+    fresh.slot->meta = policy_.on_insert(fresh.id(), h.value);
+    if (options_.max_bytes != 0 && !enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
+      erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
+      return PutOutcome::kRejectedFull;
+    }
     return PutOutcome::kInserted;
+  }
+
+  static std::size_t entry_heap_bytes(const Slot& slot) noexcept {
+    return HeapBytes<K>::of(slot.key) + HeapBytes<V>::of(slot.value);
+  }
+
+  // Evicts other entries until memory_used() is within max_bytes, never the entry at `keep` (the
+  // one just written: when it is the policy's only choice, the cache stays over budget until the
+  // next write). False when over budget and the policy names no victim at all (TtlOnly).
+  bool enforce_byte_budget(SlotId keep, std::uint32_t relative_now) {
+    while (memory_used() > options_.max_bytes) {
+      const std::optional<SlotId> victim = policy_.pick_victim();
+      if (!victim) return table_.size() <= 1;
+      if (*victim == keep) return true;
+      if (erase_counting_expiry(table_.at(*victim), relative_now)) ++stats_.evicted;
+    }
+    return true;
   }
 
   // The live entry for find_prehashed and find_key_prehashed; an expired one it meets is removed
@@ -503,12 +583,16 @@ class Cache {
     return true;
   }
 
+  static constexpr bool kValueOwnsHeap = !std::is_trivially_copyable_v<V>;
+
   CacheOptions options_;
   [[no_unique_address]] ClockT clock_;
   Table table_;
   [[no_unique_address]] Policy policy_;
   detail::DeadlineEpoch epoch_;
   CacheStats stats_;
+  // Sum of HeapBytes over stored keys and values (entries expired but not reclaimed included).
+  std::size_t entry_heap_bytes_ = 0;
   // No stored deadline is earlier than this, so size() may skip its scan while now is before it.
   TimePoint next_expiry_lower_bound_ = kNoExpiry;
   // The earliest deadline seen in the current reclaim cycle (and put since it began).

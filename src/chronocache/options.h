@@ -9,6 +9,10 @@ struct CacheOptions {
   // Most entries the cache stores (expired-but-unreclaimed entries count). 0 = unbounded.
   // When full, a new key evicts the policy's victim; with TtlOnly it is refused instead.
   std::size_t max_entries = 0;
+  // Most bytes the cache holds, counted as Cache::memory_used(): the table, the policy's own
+  // structures, and what keys and values own on the heap (HeapBytes). 0 = unbounded. A put that
+  // would pass it evicts the policy's victims first (TtlOnly: the put of a new key is refused).
+  std::size_t max_bytes = 0;
   // Entries to make room for up front (like reserve()); 0 = grow on demand from one group.
   std::size_t initial_capacity = 0;
 };

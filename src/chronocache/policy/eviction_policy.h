@@ -11,6 +11,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "chronocache/base/slot_id.h"
@@ -21,9 +22,11 @@ template <class P>
 concept EvictionPolicy = std::default_initializable<P> &&
     std::default_initializable<typename P::Meta> &&
     std::is_trivially_copyable_v<typename P::Meta> &&
-    requires(P& policy, const P& const_policy, typename P::Meta& meta, SlotId id) {
-  // A new entry was stored at `id`; returns the metadata to keep in its slot.
-  { policy.on_insert(id) } -> std::same_as<typename P::Meta>;
+    requires(P& policy, const P& const_policy, typename P::Meta& meta, SlotId id,
+             std::uint64_t hash) {
+  // A new entry was stored at `id`; `hash` is its key's 64-bit table hash (frequency sketches and
+  // ghost queues key on it). Returns the metadata to keep in its slot.
+  { policy.on_insert(id, hash) } -> std::same_as<typename P::Meta>;
   // A get hit or an overwrite touched the entry.
   policy.on_access(meta);
   // The entry leaves the cache: erase, expiry, eviction or clear.

@@ -25,7 +25,7 @@ class Lfu {
     detail::LinkedNodes::Handle node = 0;
   };
 
-  Meta on_insert(SlotId id) {
+  Meta on_insert(SlotId id, std::uint64_t /*hash*/) {
     const auto node = nodes_.allocate(id, 1);
     nodes_.push_front(1, node);
     min_count_ = 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "chronocache/policy/eviction_policy.h"
@@ -17,7 +18,7 @@ class Lru {
     detail::LinkedNodes::Handle node = 0;
   };
 
-  Meta on_insert(SlotId id) {
+  Meta on_insert(SlotId id, std::uint64_t /*hash*/) {
     const auto node = nodes_.allocate(id);
     nodes_.push_front(kList, node);
     return {node};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "chronocache/policy/eviction_policy.h"
@@ -13,7 +14,7 @@ namespace chronocache {
 struct TtlOnly {
   struct Meta {};
 
-  Meta on_insert(SlotId) noexcept { return {}; }
+  Meta on_insert(SlotId, std::uint64_t) noexcept { return {}; }
   void on_access(Meta&) noexcept {}
   void on_erase(Meta&) noexcept {}
   void on_move(Meta&, SlotId) noexcept {}

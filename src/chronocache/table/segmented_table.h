@@ -291,6 +291,18 @@ class SegmentedTable {
     visit_full(fn);
   }
 
+  // As for_each_mutable, with each entry's SlotId: fn(SlotType&, SlotId).
+  template <class Fn>
+  void for_each_with_id(Fn&& fn) {
+    for (SegmentType* seg : segments_) {
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* group = seg->groups() + g;
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+          fn(*group->slot(lane), make_slot_id(seg->index, slot_index(g, lane)));
+      }
+    }
+  }
+
   // A stateless cursor walk for hosts (Redis's SCAN): visits up to `budget` slots from `cursor`
   // (0 starts), calls fn(const SlotType&) on each full one, and returns the cursor to continue
   // from, 0 once the walk is complete. Every entry present for a whole walk is visited at least
