@@ -22,6 +22,15 @@
 //   bm_getRandomKeys_10M   uniform random hits over 10 M prefilled keys (misses cache and TLB)
 //   bm_putStress_10M       put(key++, ...) x 10 M into a cache created empty per repetition
 //   bm_mixedZipf           90 % get / 10 % put, Zipf(0.99) over 1 M prefilled keys
+//
+// Policy cost (chronocache::Cache<int, int, Policy> per eviction policy, named
+// `policy_<scenario>/<Policy>`; run_engine_bench.py prints them as their own table with each
+// policy's ratio to TtlOnly). Every cache is bounded and full, so the evicting policies have
+// evicted before the timed loop and keep evicting inside it; TtlOnly refuses new keys instead:
+//   policy_getHit          get(42), present, in a full 1 000-entry cache
+//   policy_getRandomKeys   uniform random hits over the 1 000 entries of a full cache
+//   policy_mixedZipf       Zipf(0.99) over 1 M keys into a 500 000-entry cache: 10 % puts, 90 %
+//                          gets, and a get that misses puts the key (cache-aside)
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -38,7 +47,14 @@
 #include "bench/common/workloads.h"
 #include "bench/engine/peers/all_peers.h"
 #include "bench/engine/peers/cache_peer.h"
+#include "chronocache/cache.h"
 #include "chronocache/clock/coarse_clock.h"
+#include "chronocache/policy/default_policy.h"
+#include "chronocache/policy/lru.h"
+#include "chronocache/policy/s3fifo.h"
+#include "chronocache/policy/sieve.h"
+#include "chronocache/policy/ttl_only.h"
+#include "chronocache/policy/w_tinylfu.h"
 
 namespace chronocache::bench {
 namespace {
@@ -216,6 +232,84 @@ void bm_mixed_zipf(benchmark::State& state) {
   expect(state, peer.size() == static_cast<std::size_t>(kZipfKeySpace), "entries were lost");
 }
 
+// ---- Policy cost ---------------------------------------------------------------------------
+
+constexpr std::size_t kPolicySmallEntries = 1'000;
+constexpr std::size_t kPolicyZipfEntries = 500'000;
+
+template <class Policy>
+using PolicyCache = Cache<int, int, Policy>;
+
+// Fills a cache bounded to `entries` with twice as many keys, so an evicting policy has evicted
+// `entries` times (and learnt the capacity) before the timed loop.
+template <class Policy>
+void overfill(PolicyCache<Policy>& cache, std::size_t entries) {
+  for (int key = 0; key < static_cast<int>(2 * entries); ++key) cache.put(key, key, kLongTtl);
+}
+
+template <class Policy>
+void bm_policy_get_hit(benchmark::State& state) {
+  PolicyCache<Policy> cache({.max_entries = kPolicySmallEntries});
+  overfill(cache, kPolicySmallEntries);
+  if (!cache.contains(kHitKey)) cache.put(kHitKey, kHitKey, kLongTtl);
+  for (auto _ : state) consume(cache.get(opaque(kHitKey)));
+  expect(state, cache.get(kHitKey) == kHitKey && cache.size() == kPolicySmallEntries,
+         "the key was lost");
+}
+
+template <class Policy>
+void bm_policy_get_random_keys(benchmark::State& state) {
+  PolicyCache<Policy> cache({.max_entries = kPolicySmallEntries});
+  overfill(cache, kPolicySmallEntries);
+  std::vector<int> resident;
+  for (int key = 0; key < static_cast<int>(2 * kPolicySmallEntries); ++key) {
+    if (cache.contains(key)) resident.push_back(key);
+  }
+  // The workload's uniform stream over [0, 1000) picks among the resident keys.
+  std::vector<int> keys = small_random_keys();
+  for (int& key : keys) key = resident[static_cast<std::size_t>(key) % resident.size()];
+  std::size_t i = 0;
+  for (auto _ : state) consume(cache.get(keys[i++ & (kSmallStreamLength - 1)]));
+  expect(state, cache.stats().misses == 0 && cache.size() == kPolicySmallEntries,
+         "a resident key missed");
+}
+
+template <class Policy>
+void bm_policy_mixed_zipf(benchmark::State& state) {
+  PolicyCache<Policy> cache({.max_entries = kPolicyZipfEntries});
+  overfill(cache, kPolicyZipfEntries);
+  const std::vector<CacheOp>& ops = zipf_ops();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const CacheOp& op = ops[i++ & (kZipfStreamLength - 1)];
+    if (op.is_put || !cache.get(op.key)) cache.put(op.key, op.key, kLongTtl);
+  }
+  expect(state, cache.size() == kPolicyZipfEntries, "the cache is not full");
+}
+
+template <class Policy>
+void register_policy(std::string_view policy) {
+  const auto add = [&](std::string_view scenario, auto* function) {
+    const std::string name = std::string(scenario) + "/" + std::string(policy);
+    benchmark::RegisterBenchmark(name.c_str(), function)->Unit(benchmark::kNanosecond);
+  };
+  add("policy_getHit", &bm_policy_get_hit<Policy>);
+  add("policy_getRandomKeys", &bm_policy_get_random_keys<Policy>);
+  add("policy_mixedZipf", &bm_policy_mixed_zipf<Policy>);
+}
+
+// Policies in the order of the table; TtlOnly first: the others' ratios are to it.
+void register_policy_scenarios() {
+  register_policy<TtlOnly>("TtlOnly");
+  register_policy<Lru>("Lru");
+  register_policy<Sieve>("Sieve");
+  register_policy<S3Fifo>("S3Fifo");
+  register_policy<WTinyLfu>("WTinyLfu");
+  static_assert(std::is_same_v<DefaultPolicy, WTinyLfu> || std::is_same_v<DefaultPolicy, S3Fifo> ||
+                    std::is_same_v<DefaultPolicy, Sieve>,
+                "DefaultPolicy is one of the policies measured here");
+}
+
 // ---- Registration ----------------------------------------------------------------------------
 
 // Registers `<scenario>/<peer>` for every peer, adjacent to each other so that the peers of one
@@ -252,6 +346,7 @@ void register_all_scenarios() {
       kPutStress10MIterations);
   register_scenario("bm_mixedZipf",
                     [](auto tag) { return &bm_mixed_zipf<typename decltype(tag)::type>; });
+  register_policy_scenarios();
 }
 
 }  // namespace

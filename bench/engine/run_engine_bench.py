@@ -11,6 +11,9 @@ Prints, on stdout:
   2. the engine table: for each scenario and peer the median CPU ns per operation over the
      repetitions and its coefficient of variation (stdev / mean), then our speed-up over the naive
      peer and over the faster of the two flat maps (> 1 means ChronoCache is faster);
+     then the policy-cost table (`policy_*` scenarios): the same statistic per eviction policy
+     over a full bounded cache, and each policy's cost relative to TtlOnly (< 1.2 on getHit and
+     < 1.5 on mixedZipf are issue 4's targets for the default policy);
   3. the time-source micro table (clock_bench), unless --skip-micro;
   4. the memory table (engine_memory, one process per peer), unless --skip-memory.
 Progress goes to stderr. Exits non-zero if a benchmark or a memory sanity check failed.
@@ -36,6 +39,8 @@ SEED = 42  # bench/common/workloads.h kDefaultSeed
 OURS = "chronocache"
 BASELINE = "naive"
 FLAT_MAPS = ("boost_flat", "absl_flat")
+POLICY_PREFIX = "policy_"
+POLICY_BASELINE = "TtlOnly"
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 MIB = 1024.0 * 1024.0
@@ -180,6 +185,8 @@ def markdown_table(header, rows, right_align_from=1):
 
 def engine_table(report):
     times, errors = repetition_times(report)
+    times = {k: v for k, v in times.items() if not k.startswith(POLICY_PREFIX)}
+    errors = {k: v for k, v in errors.items() if not k.startswith(POLICY_PREFIX)}
     scenarios, peers, cells = [], [], {}
     for name in list(times) + list(errors):
         parts = name.split("/")
@@ -189,6 +196,8 @@ def engine_table(report):
         if peer not in peers:
             peers.append(peer)
         cells[(scenario, peer)] = median_and_cv(times[name]) if name in times else errors[name]
+    if not scenarios:
+        return None, False  # a --filter that kept only policy_* scenarios
     # Columns in registration order (bench/engine/peers/all_peers.h): ours first.
 
     header = ["scenario"]
@@ -215,6 +224,47 @@ def engine_table(report):
         row.append(format_ratio(min(flats) / ours) if ours and flats else "-")
         rows.append(row)
     return markdown_table(header, rows), bool(errors)
+
+
+def policy_table(report):
+    """Policy cost: one row per policy_* scenario, one column pair per policy, then each policy's
+    median relative to TtlOnly's (> 1: slower than a cache that never evicts)."""
+    times, errors = repetition_times(report)
+    scenarios, policies, cells = [], [], {}
+    for name in list(times) + list(errors):
+        if not name.startswith(POLICY_PREFIX):
+            continue
+        scenario, _, policy = name.partition("/")
+        if scenario not in scenarios:
+            scenarios.append(scenario)
+        if policy not in policies:
+            policies.append(policy)
+        cells[(scenario, policy)] = median_and_cv(times[name]) if name in times else errors[name]
+    if not scenarios:
+        return None, False
+    others = [p for p in policies if p != POLICY_BASELINE]
+    header = ["scenario"]
+    for policy in policies:
+        header += [f"{policy} ns", "CV"]
+    header += [f"{policy} / {POLICY_BASELINE}" for policy in others]
+    rows = []
+    for scenario in scenarios:
+        row, medians = [scenario], {}
+        for policy in policies:
+            cell = cells.get((scenario, policy))
+            if cell is None:
+                row += ["-", "-"]
+            elif isinstance(cell, str):
+                row += [f"ERROR: {cell}", "-"]
+            else:
+                medians[policy] = cell[0]
+                row += [format_ns(cell[0]), f"{cell[1]:.1f}%"]
+        base = medians.get(POLICY_BASELINE)
+        for policy in others:
+            ns = medians.get(policy)
+            row.append(f"{ns / base:.2f}" if ns and base else "-")
+        rows.append(row)
+    return markdown_table(header, rows), any(k.startswith(POLICY_PREFIX) for k in errors)
 
 
 def micro_table(report):
@@ -308,15 +358,28 @@ def main():
         print(f"# time: CPU ns per operation, median of {args.reps} repetitions; "
               f"CV = stdev/mean over them; libbenchmark build={context.get('library_build_type')}"
               f", cpu_scaling={context.get('cpu_scaling_enabled')}")
-        print()
-        print("## Engine: ns per operation (lower is better)")
-        print()
         table, errors = engine_table(report)
-        print(table)
-        print()
-        print(f"vs {BASELINE} = {BASELINE} median / {OURS} median (our speed-up); vs fastest flat "
-              f"map = min({', '.join(FLAT_MAPS)}) median / {OURS} median (> 1: we are faster).")
+        if table is not None:
+            print()
+            print("## Engine: ns per operation (lower is better)")
+            print()
+            print(table)
+            print()
+            print(f"vs {BASELINE} = {BASELINE} median / {OURS} median (our speed-up); vs fastest "
+                  f"flat map = min({', '.join(FLAT_MAPS)}) median / {OURS} median (> 1: we are "
+                  "faster).")
         failed |= errors
+
+        table, errors = policy_table(report)
+        if table is not None:
+            print()
+            print("## Eviction policies: ns per operation on a full bounded cache (lower is better)")
+            print()
+            print(table)
+            print()
+            print(f"<policy> / {POLICY_BASELINE} = the policy's median / {POLICY_BASELINE}'s median "
+                  "(TtlOnly evicts nothing: it refuses new keys when full).")
+            failed |= errors
 
         if not args.skip_micro:
             log("clock_bench...")

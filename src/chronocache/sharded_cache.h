@@ -5,8 +5,9 @@
 //   cache.put("k", "v", 10s);   // from any thread
 //
 // Threads contend only when they touch the same shard. The clock is read once per call, outside
-// every lock. Each shard's options are the given ones divided by the shard count (max_entries is
-// a per-shard bound, rounded up), so the whole cache holds about options.max_entries.
+// every lock. Each shard's options are the given ones divided by the shard count (max_entries and
+// max_bytes are per-shard bounds, rounded up), so the whole cache holds about options.max_entries
+// entries and options.max_bytes bytes.
 // The path to lock-free reads (docs/design/engine.md): get() mutates only counters and, with
 // TtlOnly, nothing else, so a reader-writer or seqlock shard is a local change here.
 #pragma once
@@ -36,6 +37,7 @@ class ShardedCache {
         shards_(std::make_unique<Slot[]>(shard_count_)) {
     CacheOptions per_shard = options;
     per_shard.max_entries = (options.max_entries + shard_count_ - 1) / shard_count_;
+    per_shard.max_bytes = (options.max_bytes + shard_count_ - 1) / shard_count_;
     per_shard.initial_capacity = (options.initial_capacity + shard_count_ - 1) / shard_count_;
     for (std::size_t i = 0; i < shard_count_; ++i) shards_[i].cache.emplace(per_shard, clock_);
   }
@@ -104,6 +106,13 @@ class ShardedCache {
   std::size_t memory_bytes() const {
     std::size_t total = 0;
     for_each_shard([&](const Shard& shard) { total += shard.memory_bytes(); });
+    return total;
+  }
+
+  // What max_bytes bounds, summed over shards (Cache::memory_used).
+  std::size_t memory_used() const {
+    std::size_t total = 0;
+    for_each_shard([&](const Shard& shard) { total += shard.memory_used(); });
     return total;
   }
 

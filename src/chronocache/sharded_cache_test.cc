@@ -146,6 +146,15 @@ TEST(ShardedCache, MaxEntriesIsSplitAcrossShards) {
   EXPECT_EQ(evicting.stats().evicted, 1000u - 64u);
 }
 
+TEST(ShardedCache, MaxBytesIsSplitAcrossShards) {
+  constexpr std::size_t kBudget = 4 << 20;
+  ShardedCache<int, std::string, Lru, ManualClock> cache({.max_bytes = kBudget}, 4);
+  for (int key = 0; key < 20'000; ++key) cache.put(key, std::string(500, 'v'), 1h);
+  EXPECT_LE(cache.memory_used(), kBudget);
+  EXPECT_GT(cache.memory_used(), kBudget / 2);
+  EXPECT_GT(cache.stats().evicted, 10'000u);
+}
+
 TEST(ShardedCache, APerShardBoundIsRoundedUp) {
   ShardedLru cache({.max_entries = 10}, 4);  // ceil(10 / 4) = 3 per shard
   for (int key = 0; key < 1000; ++key) cache.put(key, key, 1h);

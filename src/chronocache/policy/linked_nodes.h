@@ -63,6 +63,12 @@ class LinkedNodes {
     head.next = h;
   }
 
+  // Moves a linked node to the front of `list` (which may be the list it is in).
+  void move_to_front(std::uint32_t list, Handle h) noexcept {
+    unlink(h);
+    push_front(list, h);
+  }
+
   void unlink(Handle h) noexcept {
     Node& node = (*this)[h];
     (*this)[node.prev].next = node.next;
@@ -72,6 +78,10 @@ class LinkedNodes {
   bool empty(std::uint32_t list) const noexcept { return (*this)[list].next == list; }
   // Precondition: !empty(list). The least recently pushed node.
   Handle back(std::uint32_t list) const noexcept { return (*this)[list].prev; }
+  // Precondition: !empty(list). The most recently pushed node.
+  Handle front(std::uint32_t list) const noexcept { return (*this)[list].next; }
+  // Whether `h` names one of the lists' sentinels (a walk along prev/next reached a list's end).
+  bool is_sentinel(Handle h) const noexcept { return h < list_count_; }
 
   void clear() {
     chunks_.clear();

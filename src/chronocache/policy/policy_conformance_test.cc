@@ -14,7 +14,10 @@
 #include "chronocache/policy/eviction_policy.h"
 #include "chronocache/policy/lfu.h"
 #include "chronocache/policy/lru.h"
+#include "chronocache/policy/s3fifo.h"
+#include "chronocache/policy/sieve.h"
 #include "chronocache/policy/ttl_only.h"
+#include "chronocache/policy/w_tinylfu.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +34,7 @@ class PolicyConformance : public testing::Test {
   static constexpr bool kEvicts = !std::is_same_v<Policy, TtlOnly>;
 };
 
-using AllPolicies = testing::Types<TtlOnly, Lru, Lfu>;
+using AllPolicies = testing::Types<TtlOnly, Lru, Lfu, Sieve, S3Fifo, WTinyLfu>;
 
 class PolicyNames {
  public:
@@ -39,7 +42,10 @@ class PolicyNames {
   static std::string GetName(int) {
     if (std::is_same_v<T, TtlOnly>) return "TtlOnly";
     if (std::is_same_v<T, Lru>) return "Lru";
-    return "Lfu";
+    if (std::is_same_v<T, Lfu>) return "Lfu";
+    if (std::is_same_v<T, Sieve>) return "Sieve";
+    if (std::is_same_v<T, S3Fifo>) return "S3Fifo";
+    return "WTinyLfu";
   }
 };
 

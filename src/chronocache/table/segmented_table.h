@@ -141,6 +141,12 @@ class SegmentedTable {
   std::uint64_t hash(const auto& key) const noexcept { return hash_(key); }
   std::size_t size() const noexcept { return size_; }
   std::size_t segment_count() const noexcept { return segments_.size(); }
+  // Slots in all segments, full or not: what one sweep cycle examines. O(1), derived from the
+  // segment bytes (every segment is a header plus whole groups), so no counter needs upkeep.
+  std::size_t capacity() const noexcept {
+    return (segment_bytes_ - SegmentType::kHeaderBytes * segments_.size()) / sizeof(GroupType) *
+           kGroupWidth;
+  }
   unsigned depth() const noexcept { return depth_; }
 
   // Bytes this table holds: segments, directory and segment list (not what keys own on the heap).
@@ -222,6 +228,21 @@ class SegmentedTable {
     }
   }
 
+  // Bytes memory_bytes() would gain if a key of hash `h` were inserted now: 0 while its segment
+  // has room, else what the growth step adds (a doubled segment, or a split's extra segment and
+  // perhaps a doubled directory). An upper bound: the insert may find a tombstone and not grow.
+  std::size_t growth_bytes_if_inserted(std::uint64_t h) const noexcept {
+    const SegmentType* seg = segment_for(h);
+    if (seg->growth_left > 0) return 0;
+    if (seg->size * 32 <= seg->capacity() * 25) return 0;  // a same-size rebuild
+    if (seg->group_count() < kMaxGroups)
+      return SegmentType::bytes_for(seg->group_count() * 2) -
+             SegmentType::bytes_for(seg->group_count());
+    std::size_t bytes = SegmentType::bytes_for(seg->group_count()) + sizeof(SegmentType*);
+    if (seg->local_depth == depth_) bytes += directory_.size() * sizeof(DirectoryEntry);
+    return bytes;
+  }
+
   // Removes the entry; other entries stay where they are.
   void erase_at(Ref ref) noexcept {
     GroupType* group = ref.segment->groups() + ref.index / kGroupWidth;
@@ -249,33 +270,38 @@ class SegmentedTable {
   // cursor is rescanned, and split-off entries land in a segment appended after the cursor.
   template <class Fn>
   SweepProgress sweep(std::size_t budget, Fn&& fn) {
-    SweepProgress progress;
-    while (progress.examined < budget) {
-      if (cursor_segment_ >= segments_.size()) {
-        cursor_segment_ = 0;
-        cursor_slot_ = 0;
-        progress.wrapped = true;
-        break;
-      }
-      SegmentType* seg = segments_[cursor_segment_];
-      if (cursor_slot_ >= seg->capacity()) {
-        ++cursor_segment_;
-        cursor_slot_ = 0;
-        continue;
-      }
-      // The lanes [first, first + count) of the cursor's group: whole groups while the budget
-      // allows, so the budget is exact in slots.
-      const std::uint32_t g = cursor_slot_ / kGroupWidth;
-      const std::uint32_t first = cursor_slot_ % kGroupWidth;
-      const auto count = static_cast<std::uint32_t>(
-          std::min<std::size_t>(kGroupWidth - first, budget - progress.examined));
-      const std::uint32_t lanes = ((1u << count) - 1) << first;
+    return sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
       GroupType* group = seg->groups() + g;
       for (std::size_t lane : LaneMask(GroupCtrl(group->ctrl).match_full().bits() & lanes))
         fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
-      cursor_slot_ += count;
-      progress.examined += count;
-    }
+    });
+  }
+
+  // sweep() specialised for expiry, the one walk that runs all the time (the server spends a
+  // full cycle every ~0.5 s): reads only each full slot's deadline, calls on_expired(Ref) for
+  // those at or before `relative_now` (it may erase_at them, then or after the walk: a sweep
+  // moves nothing), and lowers `min_live` to the earliest deadline among the rest. Both are
+  // computed per group without a data-dependent branch: with persistent and volatile keys
+  // mixed at random, the generic sweep's "has a deadline?" test mispredicted on about half the
+  // slots (2 M entries, half with a TTL, none due: 5.1 -> 2.9 ns per slot; expiry_pacer.h).
+  template <class OnExpired>
+  SweepProgress sweep_expired(std::size_t budget, StoredDeadline relative_now,
+                              StoredDeadline& min_live, OnExpired&& on_expired) {
+    StoredDeadline low = min_live;
+    const SweepProgress progress =
+        sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
+          GroupType* group = seg->groups() + g;
+          std::uint32_t expired = 0;
+          for (std::size_t lane : LaneMask(GroupCtrl(group->ctrl).match_full().bits() & lanes)) {
+            const StoredDeadline d = group->slot(lane)->deadline;
+            const bool due = d <= relative_now;
+            expired |= std::uint32_t{due} << lane;
+            low = std::min(low, due ? kNoDeadlineInWindow : d);
+          }
+          for (std::size_t lane : LaneMask(expired))
+            on_expired(Ref{group->slot(lane), seg, slot_index(g, lane)});
+        });
+    min_live = low;
     return progress;
   }
 
@@ -439,6 +465,43 @@ class SegmentedTable {
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
+  }
+
+  // The sweep cursor's walk: calls visit(segment, group, lane_bits) for the lanes
+  // [first, first + count) of each group in turn (whole groups while the budget allows, so the
+  // budget is exact in slots), up to `budget` slots or the end of the table.
+  template <class Visit>
+  SweepProgress sweep_groups(std::size_t budget, Visit&& visit) {
+    SweepProgress progress;
+    while (progress.examined < budget) {
+      if (cursor_segment_ >= segments_.size()) {
+        cursor_segment_ = 0;
+        cursor_slot_ = 0;
+        progress.wrapped = true;
+        break;
+      }
+      SegmentType* seg = segments_[cursor_segment_];
+      if (cursor_slot_ >= seg->capacity()) {
+        ++cursor_segment_;
+        cursor_slot_ = 0;
+        continue;
+      }
+      const std::uint32_t first = cursor_slot_ % kGroupWidth;
+      const auto count = static_cast<std::uint32_t>(
+          std::min<std::size_t>(kGroupWidth - first, budget - progress.examined));
+      visit(seg, cursor_slot_ / kGroupWidth, ((1u << count) - 1) << first);
+      cursor_slot_ += count;
+      progress.examined += count;
+      if (cursor_slot_ >= seg->capacity() && cursor_segment_ + 1 >= segments_.size()) {
+        // The last slot: the cycle is complete now, not at the next call, so the host learns
+        // at once (Cache refreshes its earliest-deadline bound and may stop sweeping).
+        cursor_segment_ = 0;
+        cursor_slot_ = 0;
+        progress.wrapped = true;
+        break;
+      }
+    }
+    return progress;
   }
 
   // Every full slot of every segment, in segment order.
