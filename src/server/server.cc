@@ -39,6 +39,12 @@ constexpr std::string_view kProtectedMode =
     "password for the default user. NOTE: You only need to do one of the above things in order "
     "for the server to start accepting connections from the outside.";
 
+// The longest an active-expiry slice runs before it yields to the clients (Redis's fast cycle
+// gets 1 ms; ours comes 4x as often at most, so a GET waits at most this long behind one).
+constexpr auto kExpirySliceBudget = std::chrono::microseconds(250);
+// The shortest tick while expiry has work: a 1 ms epoll timeout.
+constexpr chronocache::Duration kShortestTick{1};
+
 // Descriptors kept for listeners and files besides clients (Redis's CONFIG_MIN_RESERVED_FDS).
 constexpr long long kReservedFds = 32;
 
@@ -49,6 +55,26 @@ int level_rank(std::string_view level) {
   if (level == "warning") return 3;
   return 4;
 }
+
+chronocache::Duration housekeeping_period(long long hz) {
+  return chronocache::Duration(1000 / std::clamp<long long>(hz, 1, 1000));
+}
+
+// A database as chronocache::reclaim_slice sees it.
+class SweptDb {
+ public:
+  explicit SweptDb(Db& db) : db_(db) {}
+  bool may_hold_expired(chronocache::TimePoint now) const {
+    return db_.engine().may_hold_expired(now);
+  }
+  std::size_t slot_capacity() const { return db_.engine().slot_capacity(); }
+  std::size_t reclaim_expired_at(std::size_t slots, chronocache::TimePoint now) {
+    return db_.reclaim_expired(slots, now);
+  }
+
+ private:
+  Db& db_;
+};
 
 }  // namespace
 
@@ -78,6 +104,8 @@ Server::Server(ServerConfig config)
   state_.start_ms = unix_ms_;
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) state_.run_id.push_back(kHex[state_.random() % 16]);
+  expiry_pacers_.resize(state_.keyspace.count());
+  next_housekeeping_ = now_;
 }
 
 Server::~Server() {
@@ -252,7 +280,34 @@ void Server::after_batch() {
   if (state_.shutdown_requested) loop_.stop();
 }
 
+int Server::tick_ms() const {
+  const chronocache::Duration longest = housekeeping_period(state_.config.hz);
+  chronocache::Duration tick = longest;
+  if (state_.active_expire) {
+    for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
+      const Engine& engine = state_.keyspace.db(i).engine();
+      if (!engine.may_hold_expired(now_)) continue;  // nothing due: no reason to wake up
+      tick = std::min(tick,
+                      expiry_pacers_[i].interval(engine.slot_capacity(), kShortestTick, longest));
+    }
+  }
+  if (state_.memory.pending()) tick = std::min(tick, kShortestTick);
+  return static_cast<int>(tick.count());
+}
+
 void Server::on_tick() {
+  refresh_clock();  // a tick may come long after the batch's reading: slices pace by real time
+  if (now_ >= next_housekeeping_) {
+    housekeeping();
+    next_housekeeping_ = now_ + housekeeping_period(state_.config.hz);
+  }
+  expire_slice();
+  // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within its
+  // own time budget (maxmemory-eviction-tenacity).
+  state_.memory.background_step(now_);
+}
+
+void Server::housekeeping() {
   cycle_rate_.calibrate();
   state_.stats.cycles_per_usec = cycle_rate_.per_usec();
   state_.stats.sample_ops(unix_ms_);
@@ -268,11 +323,21 @@ void Server::on_tick() {
     log("verbose", "Closing idle client id=" + std::to_string(id));
     close_session(id);
   }
-  // Active expiry: a bounded slice per database per tick (issue 4 replaces this with the
-  // engine's timing structure; the budget keeps a tick under a millisecond).
-  constexpr std::size_t kSlotsPerTick = 16 * 1024;
+}
+
+// One slice of active expiry over every database, within kExpirySliceBudget in all. With DEBUG
+// SET-ACTIVE-EXPIRE 0 nothing is swept and no debt accrues (turning it back on starts afresh).
+void Server::expire_slice() {
+  const auto stop_at = std::chrono::steady_clock::now() + kExpirySliceBudget;
+  const auto keep_going = [&] { return std::chrono::steady_clock::now() < stop_at; };
   for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
-    if (state_.active_expire) state_.keyspace.db(i).reclaim_expired(kSlotsPerTick, now_);
+    chronocache::ExpiryPacer& pacer = expiry_pacers_[i];
+    if (!state_.active_expire) {
+      pacer.idle(now_);
+      continue;
+    }
+    SweptDb db(state_.keyspace.db(i));
+    chronocache::reclaim_slice(db, pacer, now_, keep_going);
   }
 }
 
@@ -283,7 +348,7 @@ void Server::run() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  loop_.run([this] { return static_cast<int>(1000 / std::max<long long>(1, state_.config.hz)); },
+  loop_.run([this] { return tick_ms(); },
             [this] {
               refresh_clock();
               if (g_stop_signal != 0) {

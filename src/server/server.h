@@ -1,5 +1,14 @@
 // Server: the event loop's owner. Listens, accepts, keeps the sessions, runs timers (idle
 // timeouts, active expiry), and stops cleanly on SIGINT/SIGTERM or SHUTDOWN.
+//
+// Two timers share the loop's tick. Housekeeping (client timeouts, stats sampling, buffer
+// shrinking) runs `hz` times a second, as in Redis. Active expiry runs in slices between batches
+// of requests, paced per database by chronocache::ExpiryPacer so that every table slot is examined
+// at least once per 500 ms whatever the table's size: a key is gone within ~0.5 s of its deadline
+// without anyone reading it. A slice is sized to ~0.1 ms of sweeping (the tick shortens to as
+// little as 1 ms for big tables) and cut at kExpirySliceBudget, so a request that arrives during
+// one waits at most that long; a database with no due deadline costs nothing. `hz` remains the
+// housekeeping rate and the longest gap between expiry slices.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chronocache/expiry/expiry_pacer.h"
 #include "server/cycle_clock.h"
 #include "server/net/event_loop.h"
 #include "server/server_state.h"
@@ -41,6 +51,10 @@ class Server {
   void accept_from(int listen_fd);
   void after_batch();
   void on_tick();
+  // The loop's tick period: the housekeeping period, shortened while expiry has work.
+  int tick_ms() const;
+  void housekeeping();
+  void expire_slice();
   void close_session(std::uint64_t id);
 
   ServerState state_;
@@ -55,6 +69,10 @@ class Server {
   std::vector<std::uint64_t> finished_;          // sessions to destroy after this batch
   // after_batch's snapshot of the monitors' ids (a member: no allocation per batch).
   std::vector<std::uint64_t> monitor_ids_;
+  // One per database, by index (SWAPDB swaps contents, not pacers: pacing follows the index and
+  // catches up on the next slice).
+  std::vector<chronocache::ExpiryPacer> expiry_pacers_;
+  chronocache::TimePoint next_housekeeping_{};
 };
 
 }  // namespace chronocached

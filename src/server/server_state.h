@@ -20,6 +20,7 @@
 
 #include "server/config/server_config.h"
 #include "server/store/keyspace.h"
+#include "server/store/memory_budget.h"
 
 namespace chronocached {
 
@@ -107,15 +108,32 @@ struct ServerStats {
   std::map<std::string, std::uint64_t, std::less<>> errors;  // by error code ("ERR", ...)
 };
 
+// maxmemory, maxmemory-policy, maxmemory-samples and maxmemory-eviction-tenacity as the budget
+// takes them (the config accepts only policy names the budget knows: memory_budget_test.cc).
+inline MemoryBudget::Settings memory_settings(const ServerConfig& config) {
+  MemoryBudget::Settings s;
+  s.maxmemory = static_cast<std::size_t>(config.maxmemory);
+  const MaxmemoryPolicyInfo* policy = find_maxmemory_policy(config.maxmemory_policy);
+  s.policy = policy != nullptr ? policy->policy : MaxmemoryPolicy::kNoEviction;
+  s.samples = static_cast<std::size_t>(config.maxmemory_samples);
+  s.tenacity = static_cast<unsigned>(config.maxmemory_eviction_tenacity);
+  return s;
+}
+
 struct ServerState {
   explicit ServerState(ServerConfig cfg, std::uint64_t hash_seed)
       : config(std::move(cfg)),
         keyspace(static_cast<std::size_t>(config.databases), hash_seed, &batch_now),
-        random(hash_seed ^ 0x5bd1e995) {}
+        memory(keyspace),
+        random(hash_seed ^ 0x5bd1e995) {
+    memory.measure_baseline();
+    memory.configure(memory_settings(config));
+  }
 
   ServerConfig config;
   chronocache::TimePoint batch_now{};  // the engine clock at this batch's start (LoopClock)
   Keyspace keyspace;
+  MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   ServerStats stats;
   std::mt19937_64 random;
   std::string run_id;         // 40 hex characters, new per process

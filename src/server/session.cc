@@ -40,6 +40,8 @@ Session::Session(Server& server, int fd, std::uint64_t id) : server_(server), fd
 
 Session::~Session() {
   ServerState& state = server_.state();
+  state.memory.set_client_bytes(state.memory.client_bytes() - client_.query_buffer_bytes -
+                                client_.output_buffer_bytes);
   state.clients.erase(client_.id);
   std::erase(state.monitors, &client_);
   if (client_.watching) state.keyspace.watches().unwatch_all(client_.id);
@@ -96,7 +98,7 @@ void Session::read_and_process() {
                                std::to_string(client_.id) + " addr=" + client_.address);
     closed_ = true;
   }
-  client_.query_buffer_bytes = input_.unread_size();
+  note_buffer_bytes();
 }
 
 // Looks ahead at up to kPrefetchCommands complete commands and prefetches the table lines, then
@@ -174,7 +176,7 @@ void Session::process() {
     }
     input_.consume(parsed.consumed);
   }
-  client_.output_buffer_bytes = output_.size() - sent_;
+  note_buffer_bytes();
 }
 
 bool Session::flush() {
@@ -205,7 +207,7 @@ bool Session::flush() {
     output_.erase(0, sent_);
     sent_ = 0;
   }
-  client_.output_buffer_bytes = output_.size() - sent_;
+  note_buffer_bytes();
   return true;
 }
 
@@ -225,6 +227,18 @@ bool Session::over_output_limit(std::size_t pending) {
     return false;
   }
   return server_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
+}
+
+// Keeps CLIENT LIST's qbuf and omem current, and maxmemory's count of client buffers with them
+// (a running sum: O(1) per update, never a walk over the clients).
+void Session::note_buffer_bytes() {
+  MemoryBudget& memory = server_.state().memory;
+  const std::size_t query = input_.unread_size();
+  const std::size_t output = output_.size() - sent_;
+  memory.set_client_bytes(memory.client_bytes() + query + output - client_.query_buffer_bytes -
+                          client_.output_buffer_bytes);
+  client_.query_buffer_bytes = query;
+  client_.output_buffer_bytes = output;
 }
 
 void Session::update_interest() {

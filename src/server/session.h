@@ -45,6 +45,7 @@ class Session final : public net::EventLoop::Handler {
   void prefetch_keys(const resp::ParserLimits& limits);
   static constexpr std::size_t kPrefetchCommands = 16;
   void update_interest();
+  void note_buffer_bytes();
   bool over_output_limit(std::size_t pending);
 
   Server& server_;

@@ -176,10 +176,11 @@ def test_config_get_names_globs_and_several_patterns(r):
     assert r.config_get("MAXMEMORY") == {"MAXMEMORY": "0"}, "a name answers as it was asked"
     assert r.config_get("nosuch") == {}
     matches = r.config_get("maxmemory*")
-    assert matches == {"maxmemory": "0", "maxmemory-policy": "noeviction"}
+    memory_params = {"maxmemory": "0", "maxmemory-policy": "noeviction",
+                     "maxmemory-samples": "5", "maxmemory-eviction-tenacity": "10"}
+    assert matches == memory_params
     several = r.execute_command("CONFIG GET", "maxmemory", "timeout", "max*", "maxmemory")
-    assert several == {"maxmemory": "0", "timeout": "0", "maxclients": "10000",
-                       "maxmemory-policy": "noeviction"}
+    assert several == {"timeout": "0", "maxclients": "10000", **memory_params}
     assert r.config_get("save") == {"save": ""}
     assert r.config_get("appendonly") == {"appendonly": "no"}
     assert "databases" in r.config_get("*")

@@ -170,6 +170,31 @@ void feed_monitors(CommandContext& ctx) {
   }
 }
 
+// A command that may grow memory: flagged denyoom, or an EXEC whose queue holds one (Redis's
+// is_denyoom_command, with mstate.cmd_flags).
+bool may_grow_memory(const ClientState& client, const ResolvedCommand& command) {
+  if ((command.spec->flags & kDenyOom) != 0) return true;
+  if (command.top->name != "exec" || !client.in_multi) return false;
+  for (const std::vector<std::string>& queued : client.queued) {
+    const CommandSpec* spec = queued.empty() ? nullptr : find_command(queued[0]);
+    if (spec != nullptr && (spec->flags & kDenyOom) != 0) return true;
+  }
+  return false;
+}
+
+// Redis's processCommand under maxmemory: evict first (store/memory_budget.h); when the budget
+// is still passed and nothing could be evicted, refuse a command that may grow memory and,
+// inside MULTI, any command but EXEC, DISCARD, QUIT and RESET (a queue grows memory too). A
+// time slice that ran out is no refusal: the command runs and the server evicts on.
+bool refused_for_memory(CommandContext& ctx, const ResolvedCommand& command) {
+  MemoryBudget& memory = ctx.server.memory;
+  if (memory.evict(ctx.now, ctx.client.db) != MemoryBudget::EvictResult::kFail) return false;
+  const std::string_view name = command.top->name;
+  const bool queue_grows = ctx.client.in_multi && name != "exec" && name != "discard" &&
+                           name != "quit" && name != "reset";
+  return queue_grows || may_grow_memory(ctx.client, command);
+}
+
 }  // namespace
 
 const CommandSpec* find_command(std::string_view name) {
@@ -235,6 +260,20 @@ void execute(CommandContext& ctx) {
   if (!ctx.client.authenticated && (command.top->flags & kNoAuth) == 0 &&
       !ctx.server.config.requirepass.empty()) [[unlikely]] {
     return reject(ctx, &command, errors::kNoAuth);
+  }
+  // Under a budget (one load and a branch otherwise), before commands that may change the
+  // keyspace or queue in MULTI. Redis evicts before reads too, but a read grows nothing the
+  // budget counts except an output buffer, and summing the databases' bytes costs ~200
+  // instructions a command (memory_budget.h); a read only continues an eviction under way (a
+  // flag test), and the server tick's background_step() continues it between commands.
+  MemoryBudget& memory = ctx.server.memory;
+  if (memory.settings().maxmemory != 0) [[unlikely]] {
+    if ((command.spec->flags & (kWrite | kDenyOom)) != 0 || ctx.client.in_multi ||
+        command.top->name == "exec") {
+      if (refused_for_memory(ctx, command)) return reject(ctx, &command, errors::kOom);
+    } else if (memory.pending()) {
+      memory.background_step(ctx.now);
+    }
   }
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
     ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());

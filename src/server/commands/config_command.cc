@@ -79,6 +79,9 @@ void config_set(CommandContext& ctx) {
     }
   }
   ctx.server.config = std::move(updated);
+  // maxmemory and its policy act at once: a smaller budget starts the background eviction, a
+  // policy with another order re-registers every key with it.
+  ctx.server.memory.configure(memory_settings(ctx.server.config));
   ctx.reply.ok();
 }
 

@@ -29,6 +29,8 @@ inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+// Redis's shared.oomerr, verbatim: over maxmemory with nothing left to evict.
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kBitOffset = "ERR offset is out of range";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

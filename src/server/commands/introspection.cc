@@ -191,14 +191,13 @@ long long difference(std::size_t a, std::size_t b) {
 }
 
 // MEMORY STATS: Redis's fields in Redis's order. What we do not track is reported as what it
-// is here: no replication, Lua, AOF or cluster (0); no allocation peak (the current total);
-// no startup baseline (0). malloc figures come from glibc's mallinfo2, RSS from /proc.
+// is here: no replication, Lua, AOF or cluster (0); no allocation peak (the current total).
+// startup.allocated is maxmemory's baseline (store/memory_budget.h). malloc figures come from
+// glibc's mallinfo2, RSS from /proc.
 void memory_stats(CommandContext& ctx) {
   const std::size_t total = allocated_bytes();
   const std::size_t rss = resident_bytes();
-  std::size_t clients = 0;
-  for (const auto& [id, client] : ctx.server.clients)
-    clients += client->query_buffer_bytes + client->output_buffer_bytes;
+  const std::size_t clients = ctx.server.memory.client_bytes();  // kept as a running sum
   std::size_t keys = 0;
   std::size_t tables = 0;
   std::vector<std::pair<std::size_t, std::size_t>> db_tables;  // (index, table bytes)
@@ -224,7 +223,7 @@ void memory_stats(CommandContext& ctx) {
   };
   field("peak.allocated", as_reply(total));
   field("total.allocated", as_reply(total));
-  field("startup.allocated", 0);
+  field("startup.allocated", as_reply(ctx.server.memory.baseline()));
   field("replication.backlog", 0);
   field("clients.slaves", 0);
   field("clients.normal", as_reply(clients));

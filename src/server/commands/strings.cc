@@ -7,8 +7,9 @@
 //
 // TTL semantics, as Redis: a write that replaces the value (SET without KEEPTTL, GETSET, MSET)
 // drops the deadline; an edit of the value (APPEND, SETRANGE, INCR...) keeps it. Edits happen in
-// place through Db::find_mutable, so they keep the deadline without reading it, and the hot ones
-// (GET, SET, INCR) build no std::string.
+// place (Db::find_mutable, then Db::edit, which reports the record's new size for maxmemory), so
+// they keep the deadline without reading it, and the hot ones (GET, SET, INCR) build no
+// std::string.
 //
 // Every value is read through lookup_string(): the one place that will answer WRONGTYPE once a
 // key can hold another type.
@@ -370,8 +371,7 @@ void append(CommandContext& ctx) {
     ctx.db().put(key, more, kNoExpiry, ctx.now);
   } else {
     if (!fits_string_limit(ctx, value->size(), more.size())) return;
-    value->append(more);
-    ctx.db().touch(key);
+    ctx.db().edit(key, *value, [&](Blob& record) { return record.append(more); });
     total = value->size();
   }
   ++ctx.server.dirty;
@@ -429,8 +429,8 @@ void setrange(CommandContext& ctx) {
     ctx.db().put(key, std::string_view(), kNoExpiry, ctx.now);
     value = ctx.db().find_mutable(key, ctx.now);
   }
-  value->write_at(static_cast<std::size_t>(at), bytes);
-  ctx.db().touch(key);
+  ctx.db().edit(key, *value,
+                [&](Blob& record) { return record.write_at(static_cast<std::size_t>(at), bytes); });
   const std::size_t total = value->size();
   ++ctx.server.dirty;
   ctx.reply.integer(static_cast<long long>(total));
@@ -461,8 +461,8 @@ void incr_by(CommandContext& ctx, std::int64_t increment) {
   if (value == nullptr) {
     ctx.db().put(key, text, kNoExpiry, ctx.now);
   } else {
-    value->assign(text);  // keeps the key, its deadline and, if it fits, the block
-    ctx.db().touch(key);
+    // Keeps the key, its deadline and, if it fits, the block.
+    ctx.db().edit(key, *value, [&](Blob& record) { return record.assign(text); });
   }
   ++ctx.server.dirty;
   ctx.reply.integer(result);
@@ -504,8 +504,8 @@ void incrbyfloat(CommandContext& ctx) {
   if (value == nullptr) {
     ctx.db().put(key, text, kNoExpiry, ctx.now);
   } else {
-    value->assign(text);  // keeps the key, its deadline and, if it fits, the block
-    ctx.db().touch(key);
+    // Keeps the key, its deadline and, if it fits, the block.
+    ctx.db().edit(key, *value, [&](Blob& record) { return record.assign(text); });
   }
   ++ctx.server.dirty;
   ctx.reply.bulk(text);

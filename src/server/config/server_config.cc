@@ -88,13 +88,25 @@ std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
       "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
 }
 
+constexpr std::string_view kMaxmemoryPolicies[] = {
+    "volatile-lru",  "volatile-lfu",   "volatile-random", "volatile-ttl",
+    "allkeys-lru",   "allkeys-lfu",    "allkeys-random",  "noeviction",
+    "allkeys-sieve", "allkeys-s3fifo", "allkeys-wtinylfu"};
+
+// Redis's enum-config error lists every accepted value; ours follow Redis's eight.
 std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_view v) {
-  // Only noeviction until eviction lands (issue 4): refusing the others is honest.
-  if (iequals(v, "noeviction")) {
-    c.maxmemory_policy = "noeviction";
-    return std::nullopt;
+  for (std::string_view name : kMaxmemoryPolicies) {
+    if (iequals(v, name)) {
+      c.maxmemory_policy = std::string(name);
+      return std::nullopt;
+    }
   }
-  return std::string("argument(s) must be one of the following: noeviction");
+  std::string error = "argument(s) must be one of the following: ";
+  for (std::string_view name : kMaxmemoryPolicies) {
+    if (name != kMaxmemoryPolicies[0]) error.append(", ");
+    error.append(name);
+  }
+  return error;
 }
 
 // client-output-buffer-limit as Redis writes it: one or more "<class> <hard> <soft> <seconds>"
@@ -184,6 +196,9 @@ const std::vector<ConfigParam>& params() {
       memory_param<&ServerConfig::maxmemory>("maxmemory", true),
       ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
                   set_maxmemory_policy, true},
+      integer_param<&ServerConfig::maxmemory_samples, 1, 2147483647>("maxmemory-samples", true),
+      integer_param<&ServerConfig::maxmemory_eviction_tenacity, 0, 100>(
+          "maxmemory-eviction-tenacity", true),
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
       string_param<&ServerConfig::dir>("dir", true),
@@ -197,6 +212,8 @@ const std::vector<ConfigParam>& params() {
 }
 
 }  // namespace
+
+std::span<const std::string_view> maxmemory_policy_names() { return kMaxmemoryPolicies; }
 
 const char* const kUsage =
     "Usage: chronocached [/path/to/chronocached.conf] [options]\n"

@@ -92,15 +92,18 @@ std::size_t Blob::value_capacity() const noexcept {
          static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block());
 }
 
-void Blob::reserve_value(std::size_t needed, bool grown) {
+Blob::Resize Blob::reserve_value(std::size_t needed, bool grown) {
   CC_CHECK(needed <= kSizeMask, "a Blob is limited to 2 GiB");
-  if (block() == nullptr) {
+  Resize resize;
+  const bool fresh = block() == nullptr;
+  if (fresh) {
     // A plain byte string: header, a zero key length, the value.
     set_block(allocate(kHeaderBytes + 1 + needed));
     set_header(0, false);
     block()[kHeaderBytes] = 0;
+    resize.new_bytes = heap_bytes();
   }
-  if (needed <= value_capacity()) return;
+  if (needed <= value_capacity()) return resize;
   const Layout l = layout();
   const auto prefix = static_cast<std::size_t>(reinterpret_cast<unsigned char*>(l.value) - block());
   // Doubling up to 1 MiB, then 1 MiB steps, as Redis's sds: repeated APPENDs stay amortized O(1)
@@ -109,41 +112,47 @@ void Blob::reserve_value(std::size_t needed, bool grown) {
   std::size_t capacity = needed;
   if (grown) capacity = needed < kMaxPrealloc ? needed * 2 : needed + kMaxPrealloc;
   capacity = std::min<std::size_t>(capacity, kSizeMask);
+  if (!fresh) resize.old_bytes = heap_bytes();
   void* bigger = std::realloc(block(), prefix + capacity);
   if (bigger == nullptr) throw std::bad_alloc();
   set_block(static_cast<unsigned char*>(bigger));
+  resize.new_bytes = heap_bytes();
+  return resize;
 }
 
-void Blob::assign(std::string_view value) {
-  if (block() == nullptr && value.empty()) return;
-  reserve_value(value.size(), false);
+Blob::Resize Blob::assign(std::string_view value) {
+  if (block() == nullptr && value.empty()) return {};
+  const Resize resize = reserve_value(value.size(), false);
   const Layout l = layout();
   if (!value.empty()) std::memmove(l.value, value.data(), value.size());
   set_header(static_cast<std::uint32_t>(value.size()), false);
+  return resize;
 }
 
-void Blob::append(std::string_view more) {
-  if (more.empty()) return;
+Blob::Resize Blob::append(std::string_view more) {
+  if (more.empty()) return {};
   const std::size_t old_size = size();
-  reserve_value(old_size + more.size(), true);
+  const Resize resize = reserve_value(old_size + more.size(), true);
   const Layout l = layout();
   std::memcpy(l.value + old_size, more.data(), more.size());
   set_header(static_cast<std::uint32_t>(old_size + more.size()), true);
+  return resize;
 }
 
-void Blob::write_at(std::size_t offset, std::string_view data) {
+Blob::Resize Blob::write_at(std::size_t offset, std::string_view data) {
   const std::size_t end = offset + data.size();
   const std::size_t old_size = size();
   const std::size_t new_size = std::max(end, old_size);
-  reserve_value(new_size, true);
+  const Resize resize = reserve_value(new_size, true);
   const Layout l = layout();
   if (end > old_size) std::memset(l.value + old_size, 0, end - old_size);
   if (!data.empty()) std::memcpy(l.value + offset, data.data(), data.size());
   set_header(static_cast<std::uint32_t>(new_size), true);
+  return resize;
 }
 
 std::size_t Blob::heap_bytes() const noexcept {
-  return block() == nullptr ? 0 : malloc_usable_size(block());
+  return block() == nullptr ? 0 : malloc_usable_size(block()) + kMallocChunkHeader;
 }
 
 }  // namespace chronocached

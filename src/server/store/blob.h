@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "chronocache/base/hash.h"
+#include "chronocache/memory/heap_bytes.h"
 
 namespace chronocached {
 
@@ -64,20 +65,31 @@ class Blob {
     return {l.key, l.key_size};
   }
 
+  // What a change did to the block: heap_bytes() before and after when it was (re)allocated,
+  // both 0 when it stayed (the common case, known without asking malloc again). The engine's
+  // byte count must hear of every change a stored record goes through (Db::edit, Db::put).
+  struct Resize {
+    std::size_t old_bytes = 0;
+    std::size_t new_bytes = 0;
+  };
   // Replaces the value, keeping the key; reuses the block when the new value fits.
-  void assign(std::string_view value);
+  Resize assign(std::string_view value);
   // Appends bytes to the value, growing the block geometrically.
-  void append(std::string_view more);
+  Resize append(std::string_view more);
   // Writes `bytes` at `offset` of the value, zero-filling any gap past its end (SETRANGE).
-  void write_at(std::size_t offset, std::string_view bytes);
+  Resize write_at(std::size_t offset, std::string_view bytes);
   // Marks the value grown without changing it (COPY of a grown value stays "raw", as in Redis).
   void mark_grown() noexcept {
     if (block() != nullptr) set_header(static_cast<std::uint32_t>(size()), true);
   }
   // Starts loading the block's first bytes (header and key) into the cache.
   void prefetch() const noexcept { __builtin_prefetch(block()); }
-  // Heap bytes this Blob holds (what the allocator hands out for its block).
+  // Heap bytes this Blob holds: what the allocator hands out for its block (malloc_usable_size)
+  // plus glibc's 8-byte chunk header, i.e. the bytes the block takes from the heap. Changes only
+  // when the block is reallocated (assign past the capacity, append, write_at).
   std::size_t heap_bytes() const noexcept;
+  // glibc's per-chunk bookkeeping: a chunk of usable size U occupies U + 8 bytes of heap.
+  static constexpr std::size_t kMallocChunkHeader = 8;
 
  private:
   static constexpr std::uint32_t kGrownBit = 0x80000000u;
@@ -97,7 +109,7 @@ class Blob {
   Layout layout() const noexcept;
   std::size_t value_capacity() const noexcept;
   // Makes room for a value of `needed` bytes (keeping key and current value); `grown` doubles.
-  void reserve_value(std::size_t needed, bool grown);
+  Resize reserve_value(std::size_t needed, bool grown);
 
   // The block's address, stored as bytes: a Blob has alignment 1, so a table slot of a Blob and
   // a 32-bit deadline is 12 bytes, not 16 (13 with its control byte instead of 17: 24 % less
@@ -135,3 +147,11 @@ struct BlobEq {
 };
 
 }  // namespace chronocached
+
+// The engine's byte accounting (Cache::memory_used, the server's maxmemory) charges each record
+// its block as the heap holds it. Exact only while every change of a stored record's block is
+// reported to the engine (Db::edit and Db::put do it).
+template <>
+struct chronocache::HeapBytes<chronocached::Blob> {
+  static std::size_t of(const chronocached::Blob& b) noexcept { return b.heap_bytes(); }
+};

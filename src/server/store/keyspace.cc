@@ -34,13 +34,21 @@ Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopC
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
   const chronocache::Hashed h = hashed(key);
+  if (deadline != kNoExpiry) ++deadline_writes_;
   // An overwrite rewrites the record in place (no allocation when the value fits its block);
-  // a new key builds its record once.
-  Blob* existing = engine_->find_key_prehashed(key, h, now, chronocache::Access::kPeek);
+  // a new key builds its record once. Under an ordering policy the lookup is a read, so the
+  // overwrite counts as an access (as Redis's SET refreshes the key's LRU clock and LFU
+  // counter); it is taken out of the keyspace hit and miss counts again (stats()).
+  const bool ordered = policy_ != EnginePolicy::kNone;
+  Blob* existing = engine_->find_key_prehashed(
+      key, h, now, ordered ? chronocache::Access::kRead : chronocache::Access::kPeek);
+  if (ordered) ++(existing != nullptr ? policy_reads_.hits : policy_reads_.misses);
   if (deadline <= now) {  // dead on arrival: remove the old value, build nothing
     if (existing != nullptr) engine_->erase_prehashed(key, h, now);
   } else if (existing != nullptr) {
-    existing->assign(value);
+    const Blob::Resize resize = existing->assign(value);
+    if (resize.old_bytes != resize.new_bytes) [[unlikely]]
+      engine_->note_heap_resize(resize.old_bytes, resize.new_bytes);
     engine_->set_deadline_prehashed(key, h, deadline, now);
   } else {
     engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, h, now);
@@ -55,6 +63,7 @@ bool Db::erase(std::string_view key, TimePoint now) {
 }
 
 bool Db::set_deadline(std::string_view key, TimePoint deadline, TimePoint now) {
+  if (deadline != kNoExpiry) ++deadline_writes_;
   const bool live = engine_->set_deadline_prehashed(key, hashed(key), deadline, now);
   if (live) touch(key);
   return live;
@@ -65,7 +74,21 @@ void Db::clear(TimePoint now) {
   engine_->clear();
 }
 
-void Db::swap_contents(Db& other) noexcept { std::swap(engine_, other.engine_); }
+void Db::select_policy(EnginePolicy policy) {
+  if (policy == policy_) return;
+  policy_ = policy;
+  engine_->policy().select_index(static_cast<std::size_t>(policy));
+  engine_->reset_policy();
+}
+
+void Db::swap_contents(Db& other) noexcept {
+  std::swap(engine_, other.engine_);
+  std::swap(policy_reads_, other.policy_reads_);
+  std::swap(policy_, other.policy_);  // every database has the same one; kept with its engine
+  // Both counters move on: a database found without volatile keys is looked at again.
+  ++deadline_writes_;
+  ++other.deadline_writes_;
+}
 
 Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
                    const chronocache::TimePoint* batch_now) {

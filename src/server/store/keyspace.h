@@ -15,6 +15,13 @@
 #include <vector>
 
 #include "chronocache/cache.h"
+#include "chronocache/policy/lfu.h"
+#include "chronocache/policy/lru.h"
+#include "chronocache/policy/s3fifo.h"
+#include "chronocache/policy/sieve.h"
+#include "chronocache/policy/switchable_policy.h"
+#include "chronocache/policy/ttl_only.h"
+#include "chronocache/policy/w_tinylfu.h"
 #include "server/store/blob.h"
 #include "server/store/loop_clock.h"
 
@@ -24,9 +31,18 @@ using chronocache::TimePoint;
 // The engine stores records: each key Blob carries its value (blob.h), so the engine's value is
 // empty and a slot is one pointer plus the deadline.
 struct NoValue {};
-using Engine = chronocache::Cache<Blob, NoValue, chronocache::TtlOnly, LoopClock, BlobHash, BlobEq>;
+// The eviction order is chosen at run time (CONFIG SET maxmemory-policy): the engine's policy is
+// a switch among these, TtlOnly (no order, nothing allocated) first. EnginePolicy names the
+// alternatives by their index; store/memory_budget.h maps Redis's policy names onto them.
+using ServerPolicy =
+    chronocache::SwitchablePolicy<chronocache::TtlOnly, chronocache::Lru, chronocache::Lfu,
+                                  chronocache::Sieve, chronocache::S3Fifo, chronocache::WTinyLfu>;
+enum class EnginePolicy : std::uint8_t { kNone, kLru, kLfu, kSieve, kS3Fifo, kWTinyLfu };
+static_assert(static_cast<std::size_t>(EnginePolicy::kWTinyLfu) + 1 == ServerPolicy::kAlternatives);
+using Engine = chronocache::Cache<Blob, NoValue, ServerPolicy, LoopClock, BlobHash, BlobEq>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
-static_assert(Engine::slot_bytes() == 13, "a slot is a Blob and a 32-bit deadline: 12 bytes");
+static_assert(Engine::slot_bytes() == 17,
+              "a slot is a Blob, a 32-bit deadline and the policy's 4-byte word: 16 bytes");
 
 // Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
 // watched key changed fails. Empty (and free to consult) while nobody watches.
@@ -69,7 +85,8 @@ class Db {
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
   const Blob* find(std::string_view key, TimePoint now) { return find_mutable(key, now); }
-  // For in-place edits (APPEND, SETRANGE): the caller must call touch(key) after changing it.
+  // For in-place edits (APPEND, SETRANGE): change the record only through edit(), which keeps
+  // the engine's byte count exact and tells watchers.
   Blob* find_mutable(std::string_view key, TimePoint now) {
     return engine_->find_key_prehashed(key, hashed(key), now);
   }
@@ -107,6 +124,37 @@ class Db {
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
   void clear(TimePoint now);
   void touch(std::string_view key) { watches_->touch(index_, key); }
+  // Changes a record found by find_mutable in place: edit(Blob&) returns the Blob::Resize of
+  // the mutator it called, reported to the engine (maxmemory counts it); tells watchers of `key`.
+  template <class Edit>
+  void edit(std::string_view key, Blob& record, Edit&& edit) {
+    const Blob::Resize resize = edit(record);
+    if (resize.old_bytes != resize.new_bytes)
+      engine_->note_heap_resize(resize.old_bytes, resize.new_bytes);
+    touch(key);
+  }
+
+  // ---- Memory and eviction (store/memory_budget.h drives these) ------------------------------
+  // Bytes this database holds: table, policy structures and record blocks. O(1).
+  std::size_t memory_used() const { return engine_->memory_used(); }
+  // Makes the engine order its entries by `policy` (O(n) when it changes: every entry joins).
+  void select_policy(EnginePolicy policy);
+  EnginePolicy policy() const { return policy_; }
+  // Counts the writes that gave a key a deadline (put with one, set_deadline): while it stands
+  // still, a database found without volatile keys still has none (volatile-* eviction).
+  std::uint64_t deadline_writes() const { return deadline_writes_; }
+  // Removes the engine policy's victim, calling fn(const Blob& record) before it goes; false
+  // when the policy names none. Tells no watcher (fn may).
+  template <class Fn>
+  bool evict_policy_victim(TimePoint now, Fn&& fn) {
+    return engine_->evict_one(now, [&](const Blob& record, NoValue) { fn(record); });
+  }
+  // Stores a copy of a record again, without a deadline and without telling watchers: its value
+  // did not change (volatile-lru puts back a persistent victim the policy named).
+  void reinsert_persistent(const Blob& record, TimePoint now) {
+    const std::string_view key = record.key();
+    engine_->put_prehashed(Blob(record), NoValue{}, kNoExpiry, hashed(key), now);
+  }
 
   // ---- Walks ------------------------------------------------------------------------------
   template <class Fn>  // fn(std::string_view key, const Blob& value, TimePoint deadline)
@@ -128,7 +176,13 @@ class Db {
   }
 
   const Engine& engine() const { return *engine_; }
-  const chronocache::CacheStats& stats() const { return engine_->stats(); }
+  // The engine's counters, less the reads SET made only to tell the policy of an overwrite.
+  chronocache::CacheStats stats() const {
+    chronocache::CacheStats s = engine_->stats();
+    s.hits -= policy_reads_.hits;
+    s.misses -= policy_reads_.misses;
+    return s;
+  }
   std::size_t table_bytes() const { return engine_->memory_bytes(); }
   std::size_t index() const { return index_; }
   void swap_contents(Db& other) noexcept;
@@ -141,6 +195,14 @@ class Db {
   std::size_t index_;
   WatchRegistry* watches_;
   std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
+  EnginePolicy policy_ = EnginePolicy::kNone;
+  std::uint64_t deadline_writes_ = 0;
+  // Lookups put() makes as reads (kRead) so that an overwrite counts as an access for an
+  // ordering policy (Redis's SET refreshes a key's LRU clock); not keyspace hits or misses.
+  struct {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+  } policy_reads_;
 };
 
 class Keyspace {
