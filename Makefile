@@ -5,6 +5,10 @@
 #   make bench  install what is missing, build Release, print the engine benchmark table
 #               (bench-memory: the memory table; bench-instructions: callgrind counts)
 #   make bench-server  chronocached against redis-server: throughput, latency, CPU, bytes per key
+#   make bench-expiry  active expiry of 1 M volatile keys beside 1 M persistent ones, vs redis-server
+#   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
+#   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
+#   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
 
 SHELL := /bin/bash
@@ -13,7 +17,8 @@ JOBS ?= $(shell nproc)
 # Debian packages the build, tests and benchmarks need.
 DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
-                redis-server redis-tools clang-14 libclang-rt-14-dev
+                redis-server redis-tools clang-14 libclang-rt-14-dev \
+                pkg-config zlib1g-dev liblzma-dev libzstd-dev
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -21,7 +26,7 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions bench-server fuzz fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio sim fuzz fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -70,6 +75,9 @@ test: format-check build-asan build-tsan build-release
 	ctest --preset release -j $(JOBS)
 	./build/release/examples/chronocache_example >/dev/null
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN)
+	# Memory figures need glibc's malloc, which ASan replaces: these files again in Release.
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_maxmemory.py \
+	  tests/integration/test_expiry.py --server $(SERVER_RELEASE)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -87,6 +95,25 @@ bench-memory: build-release
 # Shorter: make bench-server BENCH_ARGS="--requests 100000".
 bench-server: build-release
 	python3 bench/server/run_server_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# Proactive expiry against redis-server's (docs/performance.md): keys gone within 1 s of their
+# deadline, GET p99 and CPU while 1 M keys expire. About 1.5 minutes.
+bench-expiry: build-release
+	python3 bench/server/run_expiry_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# maxmemory 256mb under redis-benchmark -t set -r 10000000 -d 100: RSS against the budget.
+bench-maxmemory: build-release
+	python3 bench/server/run_maxmemory_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
+# libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).
+bench-hitratio: build-release
+	python3 bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim \
+	  --out build/hitratio $(BENCH_ARGS)
+
+# The simulator on any trace: make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --png cpp.png"
+sim: build-release
+	./build/release/src/sim/chronocache-sim $(ARGS)
 
 # The libFuzzer target: every server source but main.cc, built with clang (libFuzzer needs it),
 # outside the GCC CMake build. New inputs that grow coverage collect in build/fuzz/corpus.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compiles every header under src/ on its own (a header must include what it uses) and rejects
 # includes that point up the layer stack of docs/architecture.md:
-#   cache.h, sharded_cache.h -> policy/ table/ expiry/ -> clock/ -> base/
+#   cache.h, sharded_cache.h -> policy/ table/ expiry/ memory/ -> clock/ -> base/
 #   server: session.h, server.h -> commands/ -> store/ resp/ config/ ; net/ alone; never engine -> server
+#   sim/: a client of the engine, like the server; the two never see each other
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx=${CXX:-c++}
@@ -13,6 +14,7 @@ declare -A allowed=(
   [base]="base"
   [clock]="base clock"
   [expiry]="base clock expiry"
+  [memory]="base memory"
   [policy]="base policy"
   [table]="base clock expiry table"
 )
@@ -35,12 +37,14 @@ while IFS= read -r header; do
   # The engine never sees the server; inside the server, net/ and resp/ never see each other
   # and neither sees commands/ (ARCHITECTURE.md).
   case "$header" in
-    src/chronocache/*) pattern='#include "server/' ;;
+    src/chronocache/*) pattern='#include "(server|sim)/' ;;
+    src/sim/*) pattern='#include "server/' ;;
     src/server/net/*) pattern='#include "server/(resp|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;
     src/server/resp/*) pattern='#include "server/(net|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;
     src/server/config/*) pattern='#include "server/(net|resp|commands|store)/|#include "server/[a-z_]+\.h"' ;;
     src/server/store/*) pattern='#include "server/(net|resp|commands|config)/|#include "server/[a-z_]+\.h"' ;;
-    src/server/commands/*) pattern='#include "server/(net/|session\.h|server\.h)' ;;
+    src/server/commands/*) pattern='#include "server/(net/|session\.h|server\.h)|#include "sim/' ;;
+    src/server/*) pattern='#include "sim/' ;;
     *) pattern='' ;;
   esac
   if [ -n "$pattern" ] && grep -qE "$pattern" "$header"; then
