@@ -398,20 +398,7 @@ def report(results, args):
 
 
 def conditions(args):
-    server_path = pathlib.Path(args.server).resolve()
-    build_dir = server_path.parents[2] if len(server_path.parents) > 2 else server_path.parent
-    cache = engine.cmake_cache(build_dir)
-    import re
-    import subprocess
-    version = subprocess.run([args.redis_server, "--version"], capture_output=True,
-                             text=True).stdout
-    match = re.search(r"v=(\S+)", version)
-    redis_version = match.group(1) if match else "?"
-    return (f"# chronocached {engine.git_revision()}"
-            f" {engine.compiler_description(build_dir, cache)}"
-            f" {engine.optimisation_flags(cache)} vs redis-server {redis_version}"
-            f" cores={os.cpu_count()} cpu=\"{engine.cpu_model()}\" server-cpu={args.server_cpu}"
-            f" bench-cpu={args.bench_cpu} volatile={args.volatile_keys}"
+    return (f"{server_bench.conditions_prefix(args)} volatile={args.volatile_keys}"
             f" persistent={args.persistent_keys} ttl={args.ttl_min_ms}-{args.ttl_max_ms}ms"
             f" probe={args.probe_rate}/s sample={args.sample_ms}ms nice={args.niceness}"
             f" seed={args.seed}")

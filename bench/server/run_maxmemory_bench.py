@@ -152,12 +152,7 @@ def main():
     if os.cpu_count() < 2:
         args.bench_cpu = args.server_cpu
 
-    redis_version = subprocess.run([args.redis_server, "--version"], capture_output=True,
-                                   text=True).stdout
-    m = re.search(r"v=(\S+)", redis_version)
-    print(f"# chronocached {common.engine.git_revision()} vs redis-server {m.group(1) if m else '?'}"
-          f" cores={os.cpu_count()} server-cpu={args.server_cpu} bench-cpu={args.bench_cpu}"
-          f" maxmemory={args.maxmemory} policy={args.policy}")
+    print(f"{common.conditions_prefix(args)} maxmemory={args.maxmemory} policy={args.policy}")
     print()
     print("```")
     print(f"redis-benchmark -t set -r {args.keys} -d {args.data_size} -n {args.requests} "

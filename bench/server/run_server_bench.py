@@ -260,17 +260,27 @@ def memory_table(args):
 # ---- Main ------------------------------------------------------------------------------------
 
 
-def conditions(args):
+def redis_version(redis_server):
+    """The peer's version as `redis-server --version` prints it (v=7.0.15), or '?'."""
+    text = subprocess.run([redis_server, "--version"], capture_output=True, text=True).stdout
+    match = re.search(r"v=(\S+)", text)
+    return match.group(1) if match else "?"
+
+
+def conditions_prefix(args):
+    """What every server benchmark's first line states: commit, compiler, flags, the peer's
+    version, the machine and the CPU pinning. Each script appends its own workload."""
     server_path = pathlib.Path(args.server).resolve()
     build_dir = server_path.parents[2] if len(server_path.parents) > 2 else server_path.parent
     cache = engine.cmake_cache(build_dir)
-    redis_version = subprocess.run([args.redis_server, "--version"], capture_output=True,
-                                   text=True).stdout
-    match = re.search(r"v=(\S+)", redis_version)
     return (f"# chronocached {engine.git_revision()} {engine.compiler_description(build_dir, cache)}"
-            f" {engine.optimisation_flags(cache)} vs redis-server {match.group(1) if match else '?'}"
+            f" {engine.optimisation_flags(cache)} vs redis-server {redis_version(args.redis_server)}"
             f" cores={os.cpu_count()} cpu=\"{engine.cpu_model()}\" server-cpu={args.server_cpu}"
-            f" bench-cpu={args.bench_cpu} clients={args.clients} requests={args.requests}"
+            f" bench-cpu={args.bench_cpu}")
+
+
+def conditions(args):
+    return (f"{conditions_prefix(args)} clients={args.clients} requests={args.requests}"
             f" keys={args.keys} data={args.data_size}B reps={args.reps}")
 
 
