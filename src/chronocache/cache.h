@@ -51,6 +51,7 @@
 #include <utility>
 
 #include "chronocache/base/hash.h"
+#include "chronocache/capture.h"
 #include "chronocache/clock/clock.h"
 #include "chronocache/clock/coarse_clock.h"
 #include "chronocache/expiry/deadline.h"
@@ -170,7 +171,9 @@ class Cache {
   // so a cache without due entries costs no sweeping at all. O(1).
   bool may_hold_expired(TimePoint now) const noexcept { return now >= next_expiry_lower_bound_; }
 
+  // During a capture, clear() and reserve() first complete it (both change every segment).
   void clear() {
+    finish_capture();
     table_.clear();
     policy_.clear();
     entry_heap_bytes_ = 0;
@@ -180,7 +183,10 @@ class Cache {
   }
 
   // Makes room for `entries` without further growth.
-  void reserve(std::size_t entries) { table_.reserve(entries, on_move()); }
+  void reserve(std::size_t entries) {
+    finish_capture();
+    table_.reserve(entries, on_move());
+  }
 
   // Heap bytes held by the table, the policy and far deadlines (not heap owned by keys/values).
   std::size_t memory_bytes() const noexcept {
@@ -223,6 +229,36 @@ class Cache {
         [&](Slot& slot, SlotId id) { slot.meta = policy_.on_insert(id, table_.hash(slot.key)); });
   }
 
+  // ---- Point-in-time capture (capture.h): a consistent view of a live cache, for snapshots.
+  // From begin_capture on, every entry live at `now` reaches sink.capture() exactly once, with
+  // the key, value and deadline it has now: through capture_step, or just before a write would
+  // change it. One capture at a time; the sink must outlive it.
+  void begin_capture(CaptureSink<K, V>& sink, TimePoint now) {
+    CC_CHECK(capture_ == nullptr, "a capture is already running");
+    table_.begin_capture();
+    capture_ = &sink;
+    capture_now_ = now;
+  }
+  // Hands over whole pending segments until about `slots` slots were examined; true once the
+  // capture is complete (then capturing() is false and the sink is no longer used).
+  bool capture_step(std::size_t slots) {
+    std::size_t examined = 0;
+    while (capture_ != nullptr && examined < slots) {
+      const std::size_t index = table_.next_pending_segment();
+      if (index == Table::kNoSegment) break;  // not reached: the last hand-over ends the capture
+      examined += hand_over(index);
+    }
+    return capture_ == nullptr;
+  }
+  // Hands over everything still pending.
+  void finish_capture() { capture_step(~std::size_t{0}); }
+  // Stops a capture; the sink hears nothing more.
+  void abandon_capture() noexcept {
+    table_.end_capture();
+    capture_ = nullptr;
+  }
+  bool capturing() const noexcept { return capture_ != nullptr; }
+
   const CacheStats& stats() const noexcept { return stats_; }
   // Table bytes one entry occupies: its slot and its control byte (not the share of empty slots).
   static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot) + 1; }
@@ -242,6 +278,7 @@ class Cache {
   template <class Q>
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put_prehashed(Q&& key, V value, TimePoint deadline, Hashed h, TimePoint now) {
+    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (deadline <= now) [[unlikely]] {
@@ -286,6 +323,7 @@ class Cache {
 
   template <class Q>
   bool erase_prehashed(const Q& key, Hashed h, TimePoint now) {
+    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     return ref && erase_counting_expiry(ref, relative_now);
@@ -337,6 +375,7 @@ class Cache {
   // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
   template <class Q>
   bool set_deadline_prehashed(const Q& key, Hashed h, TimePoint deadline, TimePoint now) {
+    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (!ref) return false;
@@ -427,6 +466,28 @@ class Cache {
   using Slot = typename Table::SlotType;
   using Ref = typename Table::Ref;
 
+  // Before a change to the segment of `h` (or of `ref`): hands it over if a capture still
+  // waits for it. Out of line: the common case is one load and a branch not taken.
+  CC_ALWAYS_INLINE void before_write(Hashed h) {
+    if (capture_ != nullptr) [[unlikely]]
+      before_write_slow(table_.segment_index_of(h.value));
+  }
+  CC_ALWAYS_INLINE void before_write(const Ref& ref) {
+    if (capture_ != nullptr) [[unlikely]]
+      before_write_slow(ref.segment->index);
+  }
+  [[gnu::noinline]] void before_write_slow(std::size_t segment) {
+    if (table_.capture_pending(segment)) hand_over(segment);
+  }
+  std::size_t hand_over(std::size_t segment) {
+    CaptureSink<K, V>& sink = *capture_;
+    const std::size_t examined = table_.hand_over(segment, [&](const Slot& slot) {
+      if (live_at(slot, capture_now_)) sink.capture(slot.key, slot.value, stored_deadline(slot));
+    });
+    if (!table_.capturing()) capture_ = nullptr;
+    return examined;
+  }
+
   auto on_move() noexcept {
     return [this](Slot& slot, SlotId id) { policy_.on_move(slot.meta, id); };
   }
@@ -513,6 +574,7 @@ class Cache {
 
   // Erases and returns whether the entry was live; an expired one is counted as expired.
   bool erase_counting_expiry(Ref ref, std::uint32_t relative_now) {
+    before_write(ref);  // an eviction victim's segment (the key's own was handed over already)
     const bool live = detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now);
     erase_entry(ref);
     if (!live) ++stats_.expired;
@@ -570,6 +632,7 @@ class Cache {
   // (out of line, as in expired_miss). kRead counts a hit or a miss and tells the policy.
   template <class Q>
   CC_ALWAYS_INLINE Ref find_live(const Q& key, Hashed h, TimePoint now, Access access) {
+    before_write(h);  // the caller may change the entry through the pointer it gets
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
@@ -623,6 +686,9 @@ class Cache {
   TimePoint cycle_min_deadline_ = kNoExpiry;
   // Exact deadlines of entries that expire beyond the 32-bit window (rare: TTLs over ~24 days).
   std::unordered_map<K, TimePoint, Hash, Eq> far_;
+  // The running capture's sink (nullptr: none) and the time it began.
+  CaptureSink<K, V>* capture_ = nullptr;
+  TimePoint capture_now_{};
 };
 
 }  // namespace chronocache

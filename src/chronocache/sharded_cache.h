@@ -28,6 +28,8 @@ template <class K, class V, EvictionPolicy Policy = TtlOnly, Clock ClockT = Coar
 class ShardedCache {
  public:
   using Shard = Cache<K, V, Policy, ClockT, Hash, Eq>;
+  using key_type = K;
+  using mapped_type = V;
 
   // `shard_count` is rounded up to a power of two.
   explicit ShardedCache(CacheOptions options = {}, std::size_t shard_count = 16,
@@ -114,6 +116,29 @@ class ShardedCache {
     std::size_t total = 0;
     for_each_shard([&](const Shard& shard) { total += shard.memory_used(); });
     return total;
+  }
+
+  // ---- Point-in-time capture across shards (capture.h), for snapshots of a live cache ----------
+  // Every shard's capture begins while all shard locks are held, so together they are the
+  // contents at one instant; writers wait only for that O(segments) start. `sink` then hears
+  // entries from whichever thread hands a segment over (a capture_step, or a writer meeting a
+  // pending segment), under that shard's lock: it must be safe to call from several threads.
+  void begin_capture(CaptureSink<K, V>& sink) CC_NO_THREAD_SAFETY_ANALYSIS {
+    const TimePoint now = clock_.now();
+    for (std::size_t i = 0; i < shard_count_; ++i) shards_[i].mu.lock();
+    for (std::size_t i = 0; i < shard_count_; ++i) shards_[i].cache->begin_capture(sink, now);
+    for (std::size_t i = shard_count_; i-- > 0;) shards_[i].mu.unlock();
+  }
+  // Hands over about `slots_per_shard` slots of every shard still capturing, one shard lock at a
+  // time; true once the capture is complete everywhere.
+  bool capture_step(std::size_t slots_per_shard) {
+    bool complete = true;
+    for_each_shard(
+        [&](Shard& shard) { complete = shard.capture_step(slots_per_shard) && complete; });
+    return complete;
+  }
+  void abandon_capture() {
+    for_each_shard([](Shard& shard) { shard.abandon_capture(); });
   }
 
   std::size_t shard_count() const noexcept { return shard_count_; }

@@ -7,12 +7,15 @@
 #include <barrier>
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "chronocache/capture.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/options.h"
 #include "chronocache/policy/lru.h"
@@ -276,6 +279,50 @@ TEST(ShardedCache, ConcurrentInsertsIntoABoundedLruNeverExceedTheBound) {
     }
   }
   EXPECT_EQ(present, 1000u);
+}
+
+// Writers on every shard while a capture walks them: what the sink receives is exactly the
+// contents when begin_capture returned, each key once, though writers change most of it.
+TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
+  constexpr int kThreads = 3;
+  constexpr int kKeys = 60'000;
+  Sharded cache({}, 8);
+  for (int key = 0; key < kKeys; ++key) cache.put(key, key * 2, 1h);
+
+  class Sink final : public CaptureSink<int, int> {
+   public:
+    void capture(const int& key, const int& value, TimePoint) override {
+      std::lock_guard lock(mu);  // shards hand over from several threads
+      if (!seen.emplace(key, value).second) duplicates++;
+    }
+    std::mutex mu;
+    std::map<int, int> seen;
+    int duplicates = 0;
+  } sink;
+
+  cache.begin_capture(sink);
+  std::barrier start(kThreads + 1);
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int i = t; i < kKeys; i += kThreads) {
+        if (i % 4 == 0)
+          cache.erase(i);
+        else
+          cache.put(i, -1, 1h);
+        cache.put(kKeys + i, -2, 1h);  // new keys: segments split under the capture
+      }
+    });
+  }
+  start.arrive_and_wait();
+  while (!cache.capture_step(256)) {
+  }
+  for (std::thread& writer : writers) writer.join();
+
+  EXPECT_EQ(sink.duplicates, 0);
+  ASSERT_EQ(sink.seen.size(), static_cast<std::size_t>(kKeys));
+  for (const auto& [key, value] : sink.seen) ASSERT_EQ(value, key * 2) << key;
 }
 
 }  // namespace

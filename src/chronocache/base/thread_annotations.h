@@ -8,3 +8,5 @@
 #endif
 
 #define CC_GUARDED_BY(mu) CC_THREAD_ANNOTATION(guarded_by(mu))
+// For the rare function that takes several locks in a loop, which the analysis cannot follow.
+#define CC_NO_THREAD_SAFETY_ANALYSIS CC_THREAD_ANNOTATION(no_thread_safety_analysis)

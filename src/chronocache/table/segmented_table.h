@@ -409,8 +409,51 @@ class SegmentedTable {
 
   // Destroys every entry and returns to a single one-group segment.
   void clear() noexcept {
+    end_capture();
     destroy_all();
     reset();
+  }
+
+  // ---- Point-in-time capture (chronocache/capture.h): which segments are still pending -------
+  // Marks every segment pending. Segments made later (a split's new half, at an index past the
+  // marks) are never pending: they only receive entries of handed-over segments or new ones.
+  // A rebuild or a split's lower half keeps its index, and with it its (handed-over) state.
+  void begin_capture() {
+    capture_pending_.assign(segments_.size(), 1);
+    capture_left_ = segments_.size();
+    capture_next_ = 0;
+  }
+  void end_capture() noexcept {
+    capture_pending_.clear();
+    capture_left_ = 0;
+  }
+  bool capturing() const noexcept { return capture_left_ != 0; }
+  // The index of the segment a write of hash `h` changes (Ref::segment->index for a found entry).
+  std::size_t segment_index_of(std::uint64_t h) const noexcept { return segment_for(h)->index; }
+  bool capture_pending(std::size_t index) const noexcept {
+    return index < capture_pending_.size() && capture_pending_[index] != 0;
+  }
+  // The lowest pending segment's index, or kNoSegment when none is left.
+  static constexpr std::size_t kNoSegment = ~std::size_t{0};
+  std::size_t next_pending_segment() noexcept {
+    while (capture_next_ < capture_pending_.size() && capture_pending_[capture_next_] == 0)
+      ++capture_next_;
+    return capture_next_ < capture_pending_.size() ? capture_next_ : kNoSegment;
+  }
+  // Calls fn(const SlotType&) for every entry of pending segment `index`, marks it handed over
+  // (the capture ends with the last one) and returns the slots it examined.
+  template <class Fn>
+  std::size_t hand_over(std::size_t index, Fn&& fn) {
+    CC_ASSERT(capture_pending(index));
+    capture_pending_[index] = 0;
+    SegmentType* seg = segments_[index];
+    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+      GroupType* group = seg->groups() + g;
+      for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+        fn(std::as_const(*group->slot(lane)));
+    }
+    if (--capture_left_ == 0) end_capture();
+    return seg->capacity();
   }
 
  private:
@@ -652,6 +695,9 @@ class SegmentedTable {
   std::size_t segment_bytes_ = 0;
   std::size_t cursor_segment_ = 0;  // sweep position
   std::uint32_t cursor_slot_ = 0;
+  std::vector<std::uint8_t> capture_pending_;  // per segment index: 1 while not handed over
+  std::size_t capture_left_ = 0;               // pending segments; 0 = no capture
+  std::size_t capture_next_ = 0;               // no pending segment below this index
   [[no_unique_address]] Hash hash_;
   [[no_unique_address]] Eq eq_;
 };

@@ -1,0 +1,43 @@
+// Point-in-time capture: a consistent copy of a live cache's contents, handed out piece by piece
+// while the cache keeps serving reads and writes. Snapshots (src/persistence/, the server's
+// BGSAVE) are built on it; the engine itself writes no file.
+//
+//   Cache::begin_capture(sink, now)   every entry live at `now` will reach sink.capture(...)
+//   Cache::capture_step(slots)        hands over the next segments, about `slots` slots' worth
+//   any write meanwhile               first hands over the segment it is about to change
+//
+// Copy-on-write at segment granularity, without copying: a capture marks every table segment
+// pending. The walk hands pending segments to the sink one whole segment at a time, and a write
+// (put, erase, a deadline change, an eviction, a lookup that returns a mutable pointer) to a
+// pending segment first hands that segment over as it still is. So each entry reaches the sink
+// exactly once, with the key, value and deadline it had when the capture began: the same
+// promise a fork()ed child gives Redis, without duplicating a page. Segments created during the
+// capture (the second half of a split) only ever receive entries of an already handed-over
+// segment or written after the start, so they are never pending.
+//
+// What it costs: one predictable branch per write while no capture runs; during one, a write to
+// a pending segment pays for handing over that segment first (up to 4096 slots: tens of µs),
+// once per segment. Nothing is allocated but one byte per segment.
+//
+// Left out: entries that expire while the capture runs may be left out (an expiry sweep or a
+// lazy removal frees them without handing them over): they are dead by the time the capture
+// is complete anyway.
+#pragma once
+
+#include "chronocache/clock/clock.h"
+
+namespace chronocache {
+
+// Receives a capture's entries. capture() runs inside the Cache call that hands the segment over
+// (capture_step, or the write that met a pending segment), so it must not call into that cache.
+template <class K, class V>
+class CaptureSink {
+ public:
+  // One entry as it was when the capture began; `deadline` is kNoExpiry for none.
+  virtual void capture(const K& key, const V& value, TimePoint deadline) = 0;
+
+ protected:
+  ~CaptureSink() = default;
+};
+
+}  // namespace chronocache
