@@ -10,6 +10,7 @@
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
+#   make fuzz-snapshot  fuzz the snapshot loader (FUZZ_SECONDS, default 60)
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -18,7 +19,7 @@ JOBS ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev \
-                pkg-config zlib1g-dev liblzma-dev libzstd-dev
+                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -26,7 +27,7 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio sim fuzz fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan run test format format-check bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -115,37 +116,55 @@ bench-hitratio: build-release
 sim: build-release
 	./build/release/src/sim/chronocache-sim $(ARGS)
 
-# The libFuzzer target: every server source but main.cc, built with clang (libFuzzer needs it),
-# outside the GCC CMake build. New inputs that grow coverage collect in build/fuzz/corpus.
+# The libFuzzer targets, built with clang (libFuzzer needs it) outside the GCC CMake build:
+#   resp_fuzz      every server source but main.cc: parser and command dispatch
+#   snapshot_fuzz  the snapshot loader
+# New inputs that grow coverage collect in build/fuzz/corpus and build/fuzz/snapshot-corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_CXX := clang++-14
 FUZZ_FLAGS := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all -Isrc
+              -fno-sanitize-recover=all -Isrc -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+FUZZ_LIBS := -llz4 -lzstd -lxxhash -lpthread
 FUZZ_BIN := build/fuzz/resp_fuzz
+PERSISTENCE_SOURCES := $(filter-out %_test.cc,$(wildcard src/persistence/*.cc))
 FUZZ_SOURCES := $(filter-out %_test.cc src/server/main.cc,$(wildcard src/server/*.cc src/server/*/*.cc)) \
-                src/chronocache/clock/coarse_clock.cc tests/fuzz/resp_fuzz.cc
+                src/chronocache/clock/coarse_clock.cc $(PERSISTENCE_SOURCES) tests/fuzz/resp_fuzz.cc
 FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,$(FUZZ_SOURCES))
 FUZZ_RUN := -dict=tests/fuzz/resp.dict -max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
+SNAPSHOT_FUZZ_BIN := build/fuzz/snapshot_fuzz
+SNAPSHOT_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,$(PERSISTENCE_SOURCES) tests/fuzz/snapshot_fuzz.cc)
+SNAPSHOT_FUZZ_RUN := -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 build/fuzz/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_BIN): $(FUZZ_OBJECTS)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ -lpthread
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ $(FUZZ_LIBS)
 
--include $(FUZZ_OBJECTS:.o=.d)
+$(SNAPSHOT_FUZZ_BIN): $(SNAPSHOT_FUZZ_OBJECTS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ $(FUZZ_LIBS)
+
+-include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d)
 
 fuzz: setup $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
 	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build/fuzz/ \
 	  build/fuzz/corpus tests/fuzz/corpus
 
-# Ten seconds from the checked-in seeds: a crash or sanitizer report fails make test.
-fuzz-smoke: setup $(FUZZ_BIN)
-	@rm -rf build/fuzz/smoke-corpus && mkdir -p build/fuzz/smoke-corpus
+fuzz-snapshot: setup $(SNAPSHOT_FUZZ_BIN)
+	@mkdir -p build/fuzz/snapshot-corpus
+	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build/fuzz/snapshot- build/fuzz/snapshot-corpus tests/fuzz/snapshot_corpus
+
+# Ten seconds each from the checked-in seeds: a crash or sanitizer report fails make test.
+fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN)
+	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus
+	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus
 	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/ \
 	  build/fuzz/smoke-corpus tests/fuzz/corpus
+	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/snapshot- \
+	  build/fuzz/snapshot-smoke-corpus tests/fuzz/snapshot_corpus
 
 clean:
 	rm -rf build

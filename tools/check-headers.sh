@@ -3,6 +3,7 @@
 # includes that point up the layer stack of docs/architecture.md:
 #   cache.h, sharded_cache.h -> policy/ table/ expiry/ memory/ -> clock/ -> base/
 #   server: session.h, server.h -> commands/ -> store/ resp/ config/ ; net/ alone; never engine -> server
+#   persistence/: snapshot files on the engine; the engine never includes it
 #   sim/: a client of the engine, like the server; the two never see each other
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +38,8 @@ while IFS= read -r header; do
   # The engine never sees the server; inside the server, net/ and resp/ never see each other
   # and neither sees commands/ (ARCHITECTURE.md).
   case "$header" in
-    src/chronocache/*) pattern='#include "(server|sim)/' ;;
+    src/chronocache/*) pattern='#include "(server|sim|persistence)/' ;;
+    src/persistence/*) pattern='#include "(server|sim)/' ;;
     src/sim/*) pattern='#include "server/' ;;
     src/server/net/*) pattern='#include "server/(resp|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;
     src/server/resp/*) pattern='#include "server/(net|commands|store|config)/|#include "server/[a-z_]+\.h"' ;;

@@ -1,0 +1,315 @@
+// Pins the snapshot file (snapshot_format.h, snapshot_writer.h, snapshot_reader.h): what is
+// written is read back exactly, with every codec; a file damaged anywhere (cut at any byte, any
+// bit flipped, a hostile length under a valid checksum) is an error naming an offset, never a
+// success, a crash or a huge allocation; and the file appears atomically.
+#include <unistd.h>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "persistence/durable_file.h"
+#include "persistence/snapshot_format.h"
+#include "persistence/snapshot_reader.h"
+#include "persistence/snapshot_writer.h"
+
+#include <gtest/gtest.h>
+
+namespace chronocache::persistence {
+namespace {
+
+struct Owned {
+  std::uint32_t db;
+  std::string key;
+  std::string value;
+  std::int64_t expire;
+  bool operator==(const Owned&) const = default;
+};
+
+constexpr std::int64_t kCreated = 1'700'000'000'000;
+
+class SnapshotFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("snapshot_file_test." + std::to_string(::getpid()) + "." +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::size_t files_in_dir() const {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir_),
+                                                  std::filesystem::directory_iterator()));
+  }
+
+  static bool write(const std::string& file, const std::vector<Owned>& entries,
+                    WriterOptions options = {}) {
+    options.sync = false;
+    SnapshotError error;
+    auto writer = SnapshotWriter::open(file, kCreated, "test-1.0", options, &error);
+    if (!writer) return false;
+    for (const Owned& e : entries)
+      writer->add(SnapshotEntry{e.db, e.key, e.value, e.expire, kTypeString});
+    return writer->commit(&error);
+  }
+  static bool read(const std::string& file, std::vector<Owned>& out, SnapshotError* error,
+                   ReaderLimits limits = {}) {
+    out.clear();
+    auto reader = SnapshotReader::open(file, limits, error);
+    return reader != nullptr &&
+           reader->for_each(
+               [&](const SnapshotEntry& e) {
+                 out.push_back({e.db, std::string(e.key), std::string(e.value), e.expire_unix_ms});
+               },
+               error);
+  }
+  static std::string bytes_of(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  static void put_bytes(const std::string& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::vector<Owned> varied_entries() {
+  std::vector<Owned> entries = {
+      {0, "", "", kNoExpiryMs},
+      {0, std::string("k\0ey\r\n", 6), std::string("\0\xff\r\n", 4), kCreated + 5},
+      {3, "in db 3", "x", kCreated - 1000},                   // already expired: the caller decides
+      {15, "far", "y", kCreated + 400LL * 24 * 3600 * 1000},  // beyond 49 days
+      {0, "big", std::string(1 << 20, 'b'), kNoExpiryMs},     // a block larger than block_bytes
+  };
+  for (int i = 0; i < 20'000; ++i)
+    entries.push_back({static_cast<std::uint32_t>(i % 2), "key:" + std::to_string(i),
+                       "value-" + std::to_string(i * 7), i % 3 == 0 ? kNoExpiryMs : kCreated + i});
+  return entries;
+}
+
+TEST_F(SnapshotFileTest, EveryCodecReadsBackExactlyWhatWasWritten) {
+  const std::vector<Owned> entries = varied_entries();
+  for (Codec codec : {Codec::kNone, Codec::kLz4, Codec::kZstd}) {
+    for (bool worker : {true, false}) {
+      const std::string file = path("round.snap");
+      ASSERT_TRUE(write(file, entries, {.codec = codec, .worker_thread = worker}));
+      std::vector<Owned> back;
+      SnapshotError error;
+      ASSERT_TRUE(read(file, back, &error)) << error.message();
+      EXPECT_EQ(back, entries) << static_cast<int>(codec);
+      auto reader = SnapshotReader::open(file, {}, &error);
+      ASSERT_NE(reader, nullptr);
+      EXPECT_EQ(reader->created_unix_ms(), kCreated);
+      EXPECT_EQ(reader->engine_version(), "test-1.0");
+      EXPECT_EQ(reader->entry_count_hint(), entries.size());
+    }
+  }
+}
+
+TEST_F(SnapshotFileTest, AnEmptySnapshotIsValid) {
+  ASSERT_TRUE(write(path("empty.snap"), {}));
+  std::vector<Owned> back{{0, "x", "y", 0}};
+  SnapshotError error;
+  EXPECT_TRUE(read(path("empty.snap"), back, &error)) << error.message();
+  EXPECT_TRUE(back.empty());
+}
+
+// A small file with several blocks, cut at every length and with every bit flipped in turn.
+class DamagedFileTest : public SnapshotFileTest {
+ protected:
+  void SetUp() override {
+    SnapshotFileTest::SetUp();
+    std::vector<Owned> entries;
+    for (int i = 0; i < 60; ++i)
+      entries.push_back({static_cast<std::uint32_t>(i % 3), "k" + std::to_string(i),
+                         std::string(40, static_cast<char>('a' + i % 26)), kCreated + i});
+    ASSERT_TRUE(write(path("good.snap"), entries, {.block_bytes = 1024}));
+    good_ = bytes_of(path("good.snap"));
+    ASSERT_GT(good_.size(), 3u * 1024 / 4);  // more than one block even compressed
+  }
+  std::string good_;
+};
+
+TEST_F(DamagedFileTest, AFileCutAtAnyByteIsAnError) {
+  for (std::size_t length = 0; length < good_.size(); ++length) {
+    put_bytes(path("cut.snap"), good_.substr(0, length));
+    std::vector<Owned> back;
+    SnapshotError error;
+    ASSERT_FALSE(read(path("cut.snap"), back, &error)) << "cut at " << length;
+    EXPECT_TRUE(back.empty()) << "entries delivered from a file cut at " << length;
+    EXPECT_FALSE(error.reason.empty());
+    EXPECT_EQ(error.file, path("cut.snap"));
+    EXPECT_LE(error.offset, good_.size());
+  }
+}
+
+TEST_F(DamagedFileTest, AnyFlippedBitIsAnError) {
+  for (std::size_t byte = 0; byte < good_.size(); ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string bad = good_;
+      bad[byte] = static_cast<char>(bad[byte] ^ (1 << bit));
+      put_bytes(path("flip.snap"), bad);
+      std::vector<Owned> back;
+      SnapshotError error;
+      ASSERT_FALSE(read(path("flip.snap"), back, &error)) << "byte " << byte << " bit " << bit;
+      EXPECT_FALSE(error.reason.empty());
+    }
+  }
+}
+
+TEST_F(DamagedFileTest, WrongMagicAndFutureVersionsAreNamed) {
+  std::string bad = good_;
+  bad[1] = 'R';  // "REDIS..." or anything else
+  put_bytes(path("magic.snap"), bad);
+  SnapshotError error;
+  std::vector<Owned> back;
+  EXPECT_FALSE(read(path("magic.snap"), back, &error));
+  EXPECT_NE(error.reason.find("bad magic"), std::string::npos) << error.reason;
+
+  put_bytes(path("redis.rdb"), "REDIS0010\xfa\x09redis-ver");
+  EXPECT_FALSE(read(path("redis.rdb"), back, &error));
+  EXPECT_NE(error.reason.find("bad magic"), std::string::npos) << error.reason;
+
+  bad = good_;
+  put_u32(bad.data() + 8, 7);  // a future version (its header checksum no longer matters)
+  put_bytes(path("future.snap"), bad);
+  EXPECT_FALSE(read(path("future.snap"), back, &error));
+  EXPECT_NE(error.reason.find("unsupported format version 7"), std::string::npos) << error.reason;
+  EXPECT_EQ(error.offset, 8u);
+
+  put_bytes(path("empty.snap"), "");
+  EXPECT_FALSE(read(path("empty.snap"), back, &error));
+  EXPECT_FALSE(read(path("missing.snap"), back, &error));
+  EXPECT_NE(error.reason.find("cannot open"), std::string::npos) << error.reason;
+  EXPECT_FALSE(read(dir_.string(), back, &error));  // a directory
+}
+
+// A hostile file whose checksums are all valid: the length checks themselves must hold.
+TEST_F(SnapshotFileTest, AbsurdLengthsUnderValidChecksumsAreRefusedBeforeAllocating) {
+  // Header + one uncompressed block holding one entry with a 2^40-byte key + a matching trailer.
+  const std::string header = [] {
+    SnapshotError error;
+    const std::string file =
+        (std::filesystem::temp_directory_path() / ("hdr." + std::to_string(::getpid()))).string();
+    auto writer = SnapshotWriter::open(file, kCreated, "v", {.sync = false}, &error);
+    writer->commit(&error);
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes(std::istreambuf_iterator<char>(in), {});
+    std::filesystem::remove(file);
+    return bytes.substr(0, bytes.size() - kTrailerBytes);
+  }();
+  const auto craft = [&](const std::string& raw, std::uint32_t entries) {
+    std::string block(kBlockHeaderBytes, '\0');
+    block[0] = kBlockTag;
+    block[1] = static_cast<char>(Codec::kNone);
+    put_u32(block.data() + 2, entries);
+    put_u32(block.data() + 6, static_cast<std::uint32_t>(raw.size()));
+    put_u32(block.data() + 10, static_cast<std::uint32_t>(raw.size()));
+    std::string hashed = block.substr(0, 14) + raw;
+    const std::uint64_t sum = XXH3_64bits(hashed.data(), hashed.size());
+    put_u64(block.data() + 14, sum);
+    char sums[8];
+    put_u64(sums, sum);
+    std::string trailer(kTrailerBytes, '\0');
+    trailer[0] = kTrailerTag;
+    put_u64(trailer.data() + 1, entries);
+    put_u64(trailer.data() + 9, 1);
+    put_u64(trailer.data() + 17, XXH3_64bits(sums, 8));
+    std::memcpy(trailer.data() + 25, kEndMagic, 8);
+    return header + block + raw + trailer;
+  };
+  const auto reason_for = [&](const std::string& raw, std::uint32_t entries) {
+    put_bytes(path("hostile.snap"), craft(raw, entries));
+    std::vector<Owned> back;
+    SnapshotError error;
+    EXPECT_FALSE(read(path("hostile.snap"), back, &error, {.max_key_bytes = 1 << 20}));
+    return error.reason;
+  };
+  std::string raw(1, '\0');
+  raw.resize(1 + 10);
+  raw.resize(
+      static_cast<std::size_t>(put_varint(raw.data() + 1, std::uint64_t{1} << 40) - raw.data()));
+  EXPECT_NE(reason_for(raw, 1).find("key length 1099511627776 exceeds limit"), std::string::npos);
+
+  raw = std::string(1, '\0') + '\x05' + "ab";  // a 5-byte key with 2 bytes left
+  EXPECT_NE(reason_for(raw, 1).find("runs past the block"), std::string::npos);
+  raw = std::string(1, '\x0e');  // an unknown type
+  EXPECT_NE(reason_for(raw, 1).find("unknown entry type"), std::string::npos);
+  raw = std::string(1, '\0') + '\x01' + "k" + '\x01' + "v";  // one entry, but the block says 2
+  EXPECT_NE(reason_for(raw, 2).find("block ends early"), std::string::npos);
+  EXPECT_NE(reason_for(raw + "zz", 1).find("bytes after its last entry"), std::string::npos);
+  std::string ok_raw = raw;
+  std::vector<Owned> back;
+  SnapshotError error;
+  put_bytes(path("hostile.snap"), craft(ok_raw, 1));
+  EXPECT_TRUE(read(path("hostile.snap"), back, &error, {.max_key_bytes = 1 << 20}))
+      << error.message();  // the craft itself is right
+}
+
+TEST_F(SnapshotFileTest, CommitReplacesTheOldFileAtomicallyAndLeavesNoTemporaryFile) {
+  ASSERT_TRUE(write(path("s.snap"), {{0, "old", "1", kNoExpiryMs}}));
+  SnapshotError error;
+  auto writer = SnapshotWriter::open(path("s.snap"), kCreated, "v", {.sync = false}, &error);
+  writer->add({0, "new", "2", kNoExpiryMs, kTypeString});
+  std::vector<Owned> back;
+  ASSERT_TRUE(read(path("s.snap"), back, &error));  // before commit: still the old file
+  EXPECT_EQ(back[0].key, "old");
+  EXPECT_EQ(files_in_dir(), 2u);  // the old file and the temporary one
+  ASSERT_TRUE(writer->commit(&error)) << error.message();
+  ASSERT_TRUE(read(path("s.snap"), back, &error));
+  EXPECT_EQ(back[0].key, "new");
+  EXPECT_EQ(files_in_dir(), 1u);
+}
+
+TEST_F(SnapshotFileTest, AnAbandonedWriterLeavesNothingAndTheOldFileIntact) {
+  ASSERT_TRUE(write(path("s.snap"), {{0, "old", "1", kNoExpiryMs}}));
+  SnapshotError error;
+  {
+    auto writer = SnapshotWriter::open(path("s.snap"), kCreated, "v", {}, &error);
+    for (int i = 0; i < 100'000; ++i) writer->add({0, "k", "v", kNoExpiryMs, kTypeString});
+  }  // destroyed without commit
+  EXPECT_EQ(files_in_dir(), 1u);
+  std::vector<Owned> back;
+  ASSERT_TRUE(read(path("s.snap"), back, &error));
+  EXPECT_EQ(back.size(), 1u);
+
+  auto async = SnapshotWriter::open(path("s.snap"), kCreated, "v", {}, &error);
+  async->add({0, "k", "v", kNoExpiryMs, kTypeString});
+  async->abandon();
+  EXPECT_EQ(files_in_dir(), 1u);
+}
+
+TEST_F(SnapshotFileTest, AnAsynchronousCommitIsPolledToCompletion) {
+  SnapshotError error;
+  auto writer = SnapshotWriter::open(path("a.snap"), kCreated, "v", {}, &error);
+  for (int i = 0; i < 50'000; ++i)
+    writer->add({0, "key:" + std::to_string(i), "0123456789abcdef", kCreated + i, kTypeString});
+  writer->start_commit();
+  while (!writer->commit_done()) {
+  }
+  ASSERT_TRUE(writer->commit_result(&error)) << error.message();
+  EXPECT_EQ(writer->entries(), 50'000u);
+  EXPECT_EQ(writer->bytes_written(), std::filesystem::file_size(path("a.snap")));
+  EXPECT_TRUE(SnapshotReader::verify(path("a.snap"), {}, &error)) << error.message();
+}
+
+TEST_F(SnapshotFileTest, FailuresToOpenAreReportedAndStaleTemporaryFilesCanBeCleared) {
+  SnapshotError error;
+  EXPECT_EQ(SnapshotWriter::open(path("no/such/dir/x.snap"), kCreated, "v", {}, &error), nullptr);
+  EXPECT_NE(error.reason.find("No such file or directory"), std::string::npos) << error.reason;
+
+  put_bytes(path("s.snap.tmp-123-0"), "left by a killed writer");
+  put_bytes(path("s.snap.tmp-456-9"), "and another");
+  put_bytes(path("other.snap.tmp-1-1"), "not ours");
+  EXPECT_EQ(remove_stale_temp_files(path("s.snap")), 2u);
+  EXPECT_EQ(files_in_dir(), 1u);
+}
+
+}  // namespace
+}  // namespace chronocache::persistence

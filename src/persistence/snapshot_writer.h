@@ -1,0 +1,110 @@
+// SnapshotWriter: entries in, a durable snapshot file out (format: snapshot_format.h).
+//
+//   auto writer = SnapshotWriter::open(path, unix_ms_now, "0.1.0", {}, &error);
+//   writer->add({.key = "k", .value = "v", .expire_unix_ms = deadline_ms});   // many times
+//   writer->commit(&error);   // or start_commit() and poll commit_done() from an event loop
+//
+// add() only copies the entry's bytes into the current block (no syscall; no allocation once
+// the block buffers exist). A full block goes to a worker thread that compresses it, checksums it
+// and writes it, so the thread producing entries (the server's event loop) does none of that.
+// At most kBlocksInFlight blocks wait for the worker: add() waits when the worker falls behind,
+// which bounds the writer's memory at a few blocks whatever the snapshot's size.
+// Nothing appears at `path` before commit (durable_file.h): a crash leaves the previous file.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "persistence/durable_file.h"
+#include "persistence/snapshot_format.h"
+
+namespace chronocache::persistence {
+
+struct WriterOptions {
+  // LZ4 by default: on the target workload (1 M keys, 16-byte values) it compresses and
+  // decompresses several times faster than zstd -1 for a slightly larger file
+  // (docs/design/snapshot-format.md, bench/micro/snapshot_codec_bench.cc).
+  Codec codec = Codec::kLz4;
+  int level = 0;                      // codec level (0: the codec's default)
+  std::size_t block_bytes = 1 << 16;  // raw bytes per block before compression
+  bool worker_thread = true;          // compress and write off the calling thread
+  bool sync = true;                   // fsync the file and its directory at commit
+};
+
+class SnapshotWriter {
+ public:
+  static std::unique_ptr<SnapshotWriter> open(const std::string& path, std::int64_t created_unix_ms,
+                                              std::string_view engine_version,
+                                              const WriterOptions& options, SnapshotError* error);
+  ~SnapshotWriter();  // abandons the file unless it was committed
+  SnapshotWriter(const SnapshotWriter&) = delete;
+  SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+  void add(const SnapshotEntry& entry);
+  // Writes the last block and the trailer, fsyncs, renames into place. Blocking.
+  bool commit(SnapshotError* error);
+  // The same on the worker thread: returns at once; poll commit_done(), then commit_result().
+  void start_commit();
+  bool commit_done() const noexcept { return commit_done_.load(std::memory_order_acquire); }
+  bool commit_result(SnapshotError* error);
+  // Stops writing and removes the temporary file. Safe at any time before commit completes.
+  void abandon();
+
+  std::uint64_t entries() const noexcept { return entries_; }
+  std::uint64_t bytes_written() const noexcept {
+    return bytes_written_.load(std::memory_order_relaxed);
+  }
+
+  static constexpr std::size_t kBlocksInFlight = 4;
+
+ private:
+  struct Block {
+    std::string raw;
+    std::uint32_t entries = 0;
+  };
+
+  SnapshotWriter(std::string path, std::unique_ptr<DurableFile> file, const WriterOptions& options,
+                 std::int64_t created_unix_ms);
+  void seal_block();                  // hands the current block to the worker (or writes it)
+  void write_block(Block& block);     // compress, checksum, write: the worker's part
+  bool finish(SnapshotError* error);  // last block, trailer, commit: on whichever thread commits
+  void worker_loop();
+  void stop_worker();
+  void fail(std::string reason);
+
+  std::string path_;
+  std::unique_ptr<DurableFile> file_;
+  WriterOptions options_;
+  std::int64_t created_unix_ms_;
+  Block current_;
+  std::uint64_t entries_ = 0;
+  std::atomic<std::uint64_t> bytes_written_{0};
+
+  // The worker's side: blocks to write, free blocks to reuse, and the chained checksum.
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::condition_variable slot_free_;
+  std::deque<Block> queue_;
+  std::vector<Block> spare_;
+  std::size_t in_flight_ = 0;
+  bool stopping_ = false;
+  bool commit_requested_ = false;
+  std::thread worker_;
+  std::string stored_;                    // compression output, reused
+  std::vector<std::uint64_t> checksums_;  // one per block written
+  std::string failure_;                   // the first error; later writes are skipped
+  bool committed_ = false;
+  bool commit_ok_ = false;
+  std::atomic<bool> commit_done_{false};
+};
+
+}  // namespace chronocache::persistence
