@@ -8,6 +8,7 @@
 #   make bench-expiry  active expiry of 1 M volatile keys beside 1 M persistent ones, vs redis-server
 #   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
+#   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
 #   make fuzz-snapshot  fuzz the snapshot loader (FUZZ_SECONDS, default 60)
@@ -105,6 +106,11 @@ bench-expiry: build-release
 # maxmemory 256mb under redis-benchmark -t set -r 10000000 -d 100: RSS against the budget.
 bench-maxmemory: build-release
 	python3 bench/server/run_maxmemory_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# Snapshots against redis-server: SAVE and restart-load of 1 M keys, BGSAVE under load (GET p99,
+# RSS growth against Redis's fork). About 3 minutes; shorter: BENCH_ARGS="--keys 200000 --reps 3".
+bench-snapshot: build-release
+	python3 bench/server/run_snapshot_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).
