@@ -109,9 +109,11 @@ def start_server(server_binary):
 
 
 @pytest.fixture(scope="module")
-def server(server_binary):
-    """One server shared by a module's tests (each test starts from FLUSHALL)."""
-    s = ServerProcess([server_binary, "--port", "0", "--enable-debug-command", "yes"])
+def server(server_binary, tmp_path_factory):
+    """One server shared by a module's tests (each test starts from FLUSHALL). Its --dir is a
+    temporary directory: a SAVE never writes into the working tree."""
+    s = ServerProcess([server_binary, "--port", "0", "--enable-debug-command", "yes",
+                       "--dir", str(tmp_path_factory.mktemp("server"))])
     yield s
     code = s.stop()
     assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])

@@ -361,6 +361,23 @@ class Cache {
     return ref ? &ref.slot->key : nullptr;
   }
 
+  // A read in place: as find_key_prehashed with Access::kRead, but the stored key is handed out
+  // const, so a running capture need not hand its segment over first (a read changes nothing a
+  // capture delivers). The server's GET path.
+  template <class Q>
+  CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h, TimePoint now) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    const Ref ref = table_.find(key, h.value);
+    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
+      policy_.on_access(ref.slot->meta);
+      ++stats_.hits;
+      return &ref.slot->key;
+    }
+    if (ref) erase_expired(ref);
+    ++stats_.misses;
+    return nullptr;
+  }
+
   // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
   // starts loading the table memory a lookup of hash `h` touches; later, prefetch_keys() calls
   // fn(const K&) for the stored keys that lookup will compare, so the host can prefetch what they

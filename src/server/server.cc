@@ -102,6 +102,8 @@ Server::Server(ServerConfig config)
       }()) {
   refresh_clock();
   state_.start_ms = unix_ms_;
+  state_.last_save_ms = unix_ms_;  // as Redis: save rules count from the start
+  state_.log = [this](const char* level, const std::string& message) { log(level, message); };
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) state_.run_id.push_back(kHex[state_.random() % 16]);
   expiry_pacers_.resize(state_.keyspace.count());
@@ -292,6 +294,9 @@ int Server::tick_ms() const {
     }
   }
   if (state_.memory.pending()) tick = std::min(tick, kShortestTick);
+  // A BGSAVE advances in slices of Snapshots::kStepBudget per tick: a short tick finishes it
+  // soon while each slice stays short for the clients.
+  if (state_.snapshots.bgsave_in_progress()) tick = std::min(tick, kShortestTick);
   return static_cast<int>(tick.count());
 }
 
@@ -305,6 +310,24 @@ void Server::on_tick() {
   // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within its
   // own time budget (maxmemory-eviction-tenacity).
   state_.memory.background_step(now_);
+  // BGSAVE's capture slice, its end, and the save rules.
+  state_.snapshots.step(state_, now_, unix_ms_);
+}
+
+bool Server::load_snapshot() {
+  const Snapshots::LoadResult result = state_.snapshots.load(state_, now_, unix_ms_);
+  if (result.ok) return true;
+  if (state_.config.ignore_snapshot_errors) {
+    log("warning", "Error loading the snapshot: " + result.error);
+    log("warning", "ignore-snapshot-errors is yes: starting with an empty data set.");
+    return true;
+  }
+  log("warning", "Fatal error loading the snapshot: " + result.error);
+  log("warning",
+      "The file is corrupt or was not written by this server. Move it away, or start with "
+      "--ignore-snapshot-errors yes to start empty (the file is then overwritten by the next "
+      "save). Exiting.");
+  return false;
 }
 
 void Server::housekeeping() {
@@ -355,7 +378,17 @@ void Server::run() {
                 log("warning", std::string("Received ") +
                                    (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
                                    " scheduling shutdown...");
-                state_.shutdown_requested = true;
+                g_stop_signal = 0;
+                // As Redis: save first when save rules are configured; a failed save keeps the
+                // server running (a second signal tries again).
+                const bool save = !state_.config.save.empty();
+                if (state_.snapshots.prepare_shutdown(state_, save, now_, unix_ms_)) {
+                  state_.shutdown_requested = true;
+                } else {
+                  log("warning",
+                      "Errors trying to shut down the server. Check the logs for more "
+                      "information.");
+                }
               }
             },
             [this] { after_batch(); }, [this] { on_tick(); });

@@ -33,6 +33,9 @@ class Server {
 
   // Binds the configured addresses; false (and a message in `error`) when it cannot.
   bool listen(std::string& error);
+  // Loads the snapshot in dir/dbfilename, if there is one. False: the server must not start
+  // (the reason is logged); with ignore-snapshot-errors it starts empty instead.
+  bool load_snapshot();
   // Serves until a signal or SHUTDOWN.
   void run();
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "server/config/server_config.h"
+#include "server/snapshots.h"
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
 
@@ -136,10 +138,10 @@ struct ServerState {
   MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   ServerStats stats;
   std::mt19937_64 random;
-  std::string run_id;         // 40 hex characters, new per process
-  std::int64_t start_ms = 0;  // wall clock at start
-  std::int64_t last_save_ms = 0;
-  int tcp_port = 0;  // the port actually bound
+  std::string run_id;             // 40 hex characters, new per process
+  std::int64_t start_ms = 0;      // wall clock at start
+  std::int64_t last_save_ms = 0;  // wall clock of the last successful save (start: start_ms)
+  int tcp_port = 0;               // the port actually bound
   std::string executable;
   std::unordered_map<std::uint64_t, ClientState*> clients;  // by id; owned by the sessions
   std::vector<ClientState*> monitors;
@@ -153,6 +155,11 @@ struct ServerState {
   std::int64_t clock_offset_ms = 0;
   bool clock_moved_in_batch = false;  // DEBUG ADVANCE-CLOCK ran: sessions re-read the clock
   bool active_expire = true;          // DEBUG SET-ACTIVE-EXPIRE
+  // SAVE, BGSAVE, save rules, load at start (snapshots.h). After keyspace: destroyed
+  // first, so a running capture is abandoned while its engines still exist.
+  Snapshots snapshots;
+  // The server's log (Server::log), for what handlers and the snapshot driver report.
+  std::function<void(const char* level, const std::string& message)> log;
 };
 
 // Wall-clock milliseconds from the system clock. Read once, at start, to fix the offset from

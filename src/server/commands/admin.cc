@@ -12,13 +12,17 @@
 #include "server/commands/diagnostics.h"
 #include "server/commands/errors.h"
 #include "server/commands/info.h"
+#include "server/snapshots.h"
 
 namespace chronocached {
 namespace {
 
 // Redis refuses these inside MULTI (CMD_NO_MULTI) and the refusal dooms the transaction.
 constexpr std::string_view kNotInTransaction = "ERR Command not allowed inside a transaction";
-constexpr std::string_view kNoSnapshots = "ERR snapshots are not supported yet";
+// Redis's texts: shared.err for a failed SAVE (the reason goes to the log), and rdb.c's.
+constexpr std::string_view kSaveFailed = "ERR";
+constexpr std::string_view kBgsaveRunning = "ERR Background save already in progress";
+constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 
 bool refused_in_multi(CommandContext& ctx) {
   if (!ctx.client.in_multi) return false;
@@ -68,9 +72,11 @@ void time_command(CommandContext& ctx) {
   ctx.reply.bulk(std::to_string(micros % 1'000'000));
 }
 
-// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. There is nothing to save yet and no
-// shutdown is ever pending, so every accepted form stops the server at the end of the batch.
-// Redis sends no reply on success: the client sees the connection close.
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. SAVE saves first, NOSAVE does not, neither
+// saves when save rules are configured (Redis); a running BGSAVE is abandoned. If the save fails
+// the server keeps running and says so (FORCE exits anyway, as Redis). Redis sends no reply on
+// success: the client sees the connection close. No shutdown is ever pending (no replicas to
+// wait for), so NOW changes nothing and ABORT finds nothing to abort.
 void shutdown(CommandContext& ctx) {
   if (refused_in_multi(ctx)) return;
   bool save = false, nosave = false, now = false, force = false, abort = false;
@@ -93,7 +99,17 @@ void shutdown(CommandContext& ctx) {
   if ((abort && (save || nosave || now || force)) || (save && nosave))
     return ctx.reply.error(errors::kSyntax);
   if (abort) return ctx.reply.error("ERR No shutdown in progress.");
-  ctx.server.shutdown_requested = true;
+  ServerState& server = ctx.server;
+  if (server.log) server.log("warning", "User requested shutdown...");
+  const bool save_first = save || (!nosave && !server.config.save.empty());
+  if (!server.snapshots.prepare_shutdown(server, save_first, ctx.now, ctx.unix_ms) && !force) {
+    if (server.log) {
+      server.log("warning",
+                 "Errors trying to shut down the server. Check the logs for more information.");
+    }
+    return ctx.reply.error(kShutdownFailed);
+  }
+  server.shutdown_requested = true;
 }
 
 // MONITOR: from now on this client receives every command the server runs (command_table.cc
@@ -108,20 +124,37 @@ void monitor(CommandContext& ctx) {
 }
 
 void lastsave(CommandContext& ctx) {
-  const std::int64_t ms =
-      ctx.server.last_save_ms != 0 ? ctx.server.last_save_ms : ctx.server.start_ms;
-  ctx.reply.integer(static_cast<long long>(ms / 1000));
+  ctx.reply.integer(static_cast<long long>(ctx.server.last_save_ms / 1000));
 }
 
+// SAVE: blocking, as Redis's; refused while a BGSAVE runs (two writers, one file).
 void save(CommandContext& ctx) {
   if (refused_in_multi(ctx)) return;
-  ctx.reply.error(kNoSnapshots);
+  if (ctx.server.snapshots.bgsave_in_progress()) return ctx.reply.error(kBgsaveRunning);
+  if (!ctx.server.snapshots.save(ctx.server, ctx.now, ctx.unix_ms))
+    return ctx.reply.error(kSaveFailed);
+  ctx.reply.ok();
 }
 
+// BGSAVE [SCHEDULE]: the capture starts now and the event loop carries it on
+// (snapshots.h); SCHEDULE while one runs starts another when it ends.
 void bgsave(CommandContext& ctx) {
-  if (ctx.argc() > 2 || (ctx.argc() == 2 && !iequals(ctx.args[1], "SCHEDULE")))
-    return ctx.reply.error(errors::kSyntax);
-  ctx.reply.error(kNoSnapshots);
+  const bool schedule = ctx.argc() == 2 && iequals(ctx.args[1], "SCHEDULE");
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !schedule)) return ctx.reply.error(errors::kSyntax);
+  Snapshots& snapshots = ctx.server.snapshots;
+  if (snapshots.bgsave_in_progress()) {
+    if (!schedule) return ctx.reply.error(kBgsaveRunning);
+    snapshots.schedule_bgsave();
+    return ctx.reply.simple("Background saving scheduled");
+  }
+  switch (snapshots.start_bgsave(ctx.server, ctx.now, ctx.unix_ms)) {
+    case Snapshots::Start::kStarted:
+      return ctx.reply.simple("Background saving started");
+    case Snapshots::Start::kAlreadyRunning:
+      return ctx.reply.error(kBgsaveRunning);
+    case Snapshots::Start::kFailed:
+      return ctx.reply.error(kSaveFailed);
+  }
 }
 
 // A container's own handler never runs (the dispatcher resolves its subcommands, and arity -2

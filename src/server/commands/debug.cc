@@ -2,6 +2,9 @@
 //   DEBUG ADVANCE-CLOCK <ms>   moves the server's clocks forward: expiry tests without sleeping
 //   DEBUG SLEEP <seconds>      blocks the event loop (Redis's; for latency tests)
 //   DEBUG SET-ACTIVE-EXPIRE 0|1
+//   DEBUG SNAPSHOT-SLICE <slots>  slots a BGSAVE hands over per tick (0 pauses it, -1: default),
+//                              so tests can write while a BGSAVE provably runs
+//   DEBUG RELOAD               Redis's: save, empty the keyspace, load the file back
 #include <chrono>
 #include <thread>
 
@@ -38,6 +41,27 @@ void debug(CommandContext& ctx) {
   }
   if (iequals(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
     ctx.server.active_expire = ctx.args[2] != "0";
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "SNAPSHOT-SLICE") && ctx.argc() == 3) {
+    const auto slots = parse_int64(ctx.args[2]);
+    if (!slots || *slots < -1) return ctx.reply.error(errors::kNotInteger);
+    ctx.server.snapshots.set_slice_slots(*slots < 0 ? Snapshots::kUnlimited
+                                                    : static_cast<std::size_t>(*slots));
+    return ctx.reply.ok();
+  }
+  if (iequals(sub, "RELOAD") && ctx.argc() == 2) {
+    ServerState& server = ctx.server;
+    if (server.snapshots.bgsave_in_progress())
+      return ctx.reply.error("ERR Background save already in progress");
+    if (!server.snapshots.save(server, ctx.now, ctx.unix_ms))
+      return ctx.reply.error("ERR Error trying to save the DB");
+    server.keyspace.clear_all(ctx.now);
+    const Snapshots::LoadResult loaded = server.snapshots.load(server, ctx.now, ctx.unix_ms);
+    if (!loaded.ok) {
+      if (server.log) server.log("warning", "DEBUG RELOAD: " + loaded.error);
+      return ctx.reply.error("ERR Error trying to load the RDB dump, check server logs.");
+    }
     return ctx.reply.ok();
   }
   ctx.reply.error(errors::unknown_subcommand(sub, "DEBUG"));

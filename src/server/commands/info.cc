@@ -211,19 +211,32 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("lazyfreed_objects", 0);
 }
 
-void persistence_section(InfoText& info, const ServerState& server) {
-  const std::int64_t last_save_ms =
-      server.last_save_ms != 0 ? server.last_save_ms : server.start_ms;
+// Redis 7.0's fields in Redis's order. No fork, so the copy-on-write fields stay 0: a BGSAVE
+// here copies nothing (server/snapshots.h).
+void persistence_section(InfoText& info, const ServerState& server, std::int64_t unix_ms) {
+  const Snapshots& snapshots = server.snapshots;
+  const bool saving = snapshots.bgsave_in_progress();
   info.section("Persistence");
   info.field("loading", 0);
   info.field("async_loading", 0);
+  info.field("current_cow_peak", 0);
+  info.field("current_cow_size", 0);
+  info.field("current_cow_size_age", 0);
+  info.fixed("current_fork_perc", 0, 2);
+  info.field("current_save_keys_processed", saving ? snapshots.keys_processed() : 0);
+  info.field("current_save_keys_total", saving ? snapshots.keys_total() : 0);
   info.field("rdb_changes_since_last_save", server.dirty);
-  info.field("rdb_bgsave_in_progress", 0);
-  info.field("rdb_last_save_time", static_cast<long long>(last_save_ms / 1000));
-  info.field("rdb_last_bgsave_status", "ok");
-  info.field("rdb_last_bgsave_time_sec", -1);
-  info.field("rdb_current_bgsave_time_sec", -1);
-  info.field("rdb_saves", 0);
+  info.field("rdb_bgsave_in_progress", saving ? 1 : 0);
+  info.field("rdb_last_save_time", static_cast<long long>(server.last_save_ms / 1000));
+  info.field("rdb_last_bgsave_status", snapshots.last_bgsave_ok() ? "ok" : "err");
+  info.field("rdb_last_bgsave_time_sec", static_cast<long long>(snapshots.last_bgsave_seconds()));
+  info.field(
+      "rdb_current_bgsave_time_sec",
+      saving ? static_cast<long long>((unix_ms - snapshots.bgsave_started_ms()) / 1000) : -1LL);
+  info.field("rdb_saves", snapshots.saves());
+  info.field("rdb_last_cow_size", 0);
+  info.field("rdb_last_load_keys_expired", snapshots.last_load_expired());
+  info.field("rdb_last_load_keys_loaded", snapshots.last_load_loaded());
   info.field("aof_enabled", 0);
   info.field("aof_rewrite_in_progress", 0);
   info.field("aof_rewrite_scheduled", 0);
@@ -231,7 +244,9 @@ void persistence_section(InfoText& info, const ServerState& server) {
   info.field("aof_current_rewrite_time_sec", -1);
   info.field("aof_last_bgrewrite_status", "ok");
   info.field("aof_rewrites", 0);
+  info.field("aof_rewrites_consecutive_failures", 0);
   info.field("aof_last_write_status", "ok");
+  info.field("aof_last_cow_size", 0);
   info.field("module_fork_in_progress", 0);
   info.field("module_fork_last_cow_size", 0);
 }
@@ -434,7 +449,7 @@ void info_command(CommandContext& ctx) {
   if ((sections & kServer) != 0) server_section(info, ctx);
   if ((sections & kClients) != 0) clients_section(info, ctx.server);
   if ((sections & kMemory) != 0) memory_section(info, ctx.server);
-  if ((sections & kPersistence) != 0) persistence_section(info, ctx.server);
+  if ((sections & kPersistence) != 0) persistence_section(info, ctx.server, ctx.unix_ms);
   if ((sections & kStats) != 0) stats_section(info, ctx.server);
   if ((sections & kReplication) != 0) replication_section(info, ctx.server);
   if ((sections & kCpu) != 0) cpu_section(info);

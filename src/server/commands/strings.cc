@@ -68,6 +68,14 @@ bool lookup_string(CommandContext& ctx, std::string_view key, Blob*& value,
   value = ctx.db().find_mutable(key, ctx.now);
   return true;
 }
+// The same for commands that only read the value (GET, STRLEN, GETRANGE, LCS): through Db::find,
+// which a running BGSAVE's capture does not have to wait for.
+bool lookup_string(CommandContext& ctx, std::string_view key, const Blob*& value,
+                   std::string_view wrong_type = errors::kWrongType) {
+  static_cast<void>(wrong_type);
+  value = ctx.db().find(key, ctx.now);
+  return true;
+}
 
 // Redis's checkStringLength: false, after replying, when a string of `offset + extra` bytes would
 // pass proto-max-bulk-len. Both are below 2^63, so the sum cannot wrap.
@@ -239,7 +247,7 @@ void set_generic(CommandContext& ctx, std::string_view key, std::string_view val
 }
 
 void get(CommandContext& ctx) {
-  Blob* value = nullptr;
+  const Blob* value = nullptr;
   if (!lookup_string(ctx, ctx.args[1], value)) return;
   if (value == nullptr) return ctx.reply.null();
   ctx.reply.bulk(value->view());
@@ -379,7 +387,7 @@ void append(CommandContext& ctx) {
 }
 
 void strlen_command(CommandContext& ctx) {
-  Blob* value = nullptr;
+  const Blob* value = nullptr;
   if (!lookup_string(ctx, ctx.args[1], value)) return;
   ctx.reply.integer(value == nullptr ? 0 : static_cast<long long>(value->size()));
 }
@@ -391,7 +399,7 @@ void getrange(CommandContext& ctx) {
   if (!start_arg) return ctx.reply.error(errors::kNotInteger);
   const auto end_arg = parse_int64(ctx.args[3]);
   if (!end_arg) return ctx.reply.error(errors::kNotInteger);
-  Blob* value = nullptr;
+  const Blob* value = nullptr;
   if (!lookup_string(ctx, ctx.args[1], value)) return;
   if (value == nullptr) return ctx.reply.bulk("");
   const std::string_view bytes = value->view();
@@ -517,10 +525,10 @@ void incrbyfloat(CommandContext& ctx) {
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]. A missing key is an empty string.
 void lcs(CommandContext& ctx) {
   // Copy the first value: the second lookup may move entries (it removes an expired one).
-  Blob* first = nullptr;
+  const Blob* first = nullptr;
   if (!lookup_string(ctx, ctx.args[1], first, kLcsWrongType)) return;
   const std::string a(first == nullptr ? std::string_view() : first->view());
-  Blob* second = nullptr;
+  const Blob* second = nullptr;
   if (!lookup_string(ctx, ctx.args[2], second, kLcsWrongType)) return;
   const std::string_view b = second == nullptr ? std::string_view() : second->view();
 

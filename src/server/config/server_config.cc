@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 namespace chronocached {
 namespace {
@@ -109,6 +112,17 @@ std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_vie
   return error;
 }
 
+// Space-separated words (empty ones skipped).
+std::vector<std::string_view> words_of(std::string_view v) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < v.size();) {
+    const std::size_t end = std::min(v.find(' ', i), v.size());
+    if (end > i) words.push_back(v.substr(i, end - i));
+    i = end + 1;
+  }
+  return words;
+}
+
 // client-output-buffer-limit as Redis writes it: one or more "<class> <hard> <soft> <seconds>"
 // groups (class: normal, replica or slave, pubsub). A bare memory value sets normal's hard limit.
 std::string get_output_limits(const ServerConfig& c) {
@@ -128,12 +142,7 @@ std::string get_output_limits(const ServerConfig& c) {
 }
 
 std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v) {
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < v.size();) {
-    const std::size_t end = std::min(v.find(' ', i), v.size());
-    if (end > i) words.push_back(v.substr(i, end - i));
-    i = end + 1;
-  }
+  const std::vector<std::string_view> words = words_of(v);
   if (words.size() == 1) {
     const auto hard = parse_memory(words[0]);
     if (!hard) return std::string("argument must be a memory value");
@@ -171,6 +180,37 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
   return std::nullopt;
 }
 
+// "<seconds> <changes> ..." pairs of non-negative integers, or empty (no save points).
+std::optional<std::string> set_save(ServerConfig& c, std::string_view v) {
+  const std::vector<std::string_view> words = words_of(v);
+  if (words.size() % 2 != 0) return std::string("Invalid save parameters");
+  std::string normalised;
+  for (std::string_view word : words) {
+    const auto n = parse_integer(word);
+    if (!n || *n < 0) return std::string("Invalid save parameters");
+    if (!normalised.empty()) normalised += ' ';
+    normalised += std::to_string(*n);
+  }
+  c.save = std::move(normalised);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_dir(ServerConfig& c, std::string_view v) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(std::filesystem::path(v), ec))
+    return std::string(ec ? ec.message() : std::generic_category().message(ENOENT));
+  c.dir = std::string(v);
+  return std::nullopt;
+}
+
+std::optional<std::string> set_dbfilename(ServerConfig& c, std::string_view v) {
+  if (v.find('/') != std::string_view::npos)
+    return std::string("dbfilename can't be a path, just a filename");
+  if (v.empty()) return std::string("dbfilename can't be empty");
+  c.dbfilename = std::string(v);
+  return std::nullopt;
+}
+
 std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
   if (iequals(v, "no")) {
     c.appendonly = "no";
@@ -201,9 +241,11 @@ const std::vector<ConfigParam>& params() {
           "maxmemory-eviction-tenacity", true),
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
-      string_param<&ServerConfig::dir>("dir", true),
-      string_param<&ServerConfig::dbfilename>("dbfilename", true),
-      string_param<&ServerConfig::save>("save", true),
+      ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true},
+      ConfigParam{"dbfilename", [](const ServerConfig& c) { return c.dbfilename; }, set_dbfilename,
+                  true},
+      ConfigParam{"save", [](const ServerConfig& c) { return c.save; }, set_save, true},
+      bool_param<&ServerConfig::ignore_snapshot_errors>("ignore-snapshot-errors", true),
       ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; }, set_appendonly,
                   true},
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
@@ -228,7 +270,7 @@ const char* const kUsage =
     "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
     "          tcp-backlog hz maxmemory maxmemory-policy loglevel logfile dir dbfilename\n"
-    "          save appendonly enable-debug-command\n";
+    "          save ignore-snapshot-errors appendonly enable-debug-command\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 
@@ -397,6 +439,19 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
     }
   }
   return load;
+}
+
+std::vector<SavePoint> save_points(const ServerConfig& config) {
+  std::vector<SavePoint> points;
+  const std::vector<std::string_view> words = words_of(config.save);
+  for (std::size_t i = 0; i + 1 < words.size(); i += 2)
+    points.push_back(
+        {parse_integer(words[i]).value_or(0), parse_integer(words[i + 1]).value_or(0)});
+  return points;
+}
+
+std::string snapshot_path(const ServerConfig& config) {
+  return (std::filesystem::path(config.dir) / config.dbfilename).string();
 }
 
 std::string render_config(const ServerConfig& config) {

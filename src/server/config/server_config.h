@@ -44,9 +44,17 @@ struct ServerConfig {
   long long maxmemory_eviction_tenacity = 10;   // 0..100: the time one eviction pass may take
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output
+  // Snapshots (docs/design/server.md, "Snapshots"). The file is ours, not an RDB: a default name
+  // of its own, so a Redis dump.rdb in the same directory is never mistaken for it.
   std::string dir = ".";
-  std::string dbfilename = "dump.rdb";
-  std::string save;  // accepted for compatibility; snapshots are a later feature
+  std::string dbfilename = "dump.ccsnap";
+  // Redis's save points, "<seconds> <changes> ..." (normalised): BGSAVE once `seconds` passed
+  // since the last save with at least `changes` writes. Empty by default: chronocached starts as
+  // an in-memory cache (the README's promise); `--save "3600 1 300 100"` turns snapshots on.
+  std::string save;
+  // A snapshot that cannot be loaded at start stops the server (as Redis); with this, it starts
+  // empty instead and says why.
+  bool ignore_snapshot_errors = false;
   std::string appendonly = "no";
   bool enable_debug_command = false;
   std::string config_file;  // the file read at start, for CONFIG REWRITE
@@ -66,6 +74,15 @@ std::span<const ConfigParam> config_params();
 // chronocached's own.
 std::span<const std::string_view> maxmemory_policy_names();
 const ConfigParam* find_config_param(std::string_view name);  // case-insensitive
+
+// The save points of a normalised `save` value: {seconds, changes} pairs.
+struct SavePoint {
+  long long seconds;
+  long long changes;
+};
+std::vector<SavePoint> save_points(const ServerConfig& config);
+// The snapshot file: dir/dbfilename.
+std::string snapshot_path(const ServerConfig& config);
 
 // "1gb" -> 1073741824, as Redis's memtoull (b, k, kb, m, mb, g, gb; case-insensitive).
 std::optional<long long> parse_memory(std::string_view text);

@@ -84,7 +84,11 @@ class Db {
 
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
-  const Blob* find(std::string_view key, TimePoint now) { return find_mutable(key, now); }
+  // Read-only, so a BGSAVE's capture never hands a segment over for it (a batch of GETs meeting
+  // many pending segments stalled for milliseconds: docs/design/server.md, "Snapshots").
+  const Blob* find(std::string_view key, TimePoint now) {
+    return engine_->read_key_prehashed(key, hashed(key), now);
+  }
   // For in-place edits (APPEND, SETRANGE): change the record only through edit(), which keeps
   // the engine's byte count exact and tells watchers.
   Blob* find_mutable(std::string_view key, TimePoint now) {
@@ -176,6 +180,20 @@ class Db {
   }
 
   const Engine& engine() const { return *engine_; }
+
+  // ---- Snapshots (server/snapshots.h) ------------------------------------------------------
+  // The engine itself, for a point-in-time capture: a capture belongs to the engine and must
+  // follow it when SWAPDB moves it to another Db. Writes through it bypass watchers.
+  Engine& capture_engine() { return *engine_; }
+  // Makes room for `entries` before a load.
+  void reserve(std::size_t entries) { engine_->reserve(entries); }
+  // Stores one loaded record: the engine's insert directly, no lookup first and no watcher told
+  // (nobody is connected yet).
+  void load_record(std::string_view key, std::string_view value, TimePoint deadline,
+                   TimePoint now) {
+    if (deadline != kNoExpiry) ++deadline_writes_;
+    engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, hashed(key), now);
+  }
   // The engine's counters, less the reads SET made only to tell the policy of an overwrite.
   chronocache::CacheStats stats() const {
     chronocache::CacheStats s = engine_->stats();

@@ -1,0 +1,348 @@
+#include "server/snapshots.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "persistence/durable_file.h"
+#include "persistence/snapshot_reader.h"
+#include "server/server_state.h"
+#include "server/version.h"
+
+namespace chronocached {
+
+namespace persistence = chronocache::persistence;
+using chronocache::TimePoint;
+
+namespace {
+
+// Deadlines and unix times meet at the batch's clock pair (now, unix_ms), as in commands/ttl.cc:
+// a deadline D is unix_ms + (D - now), a unix time T is now + (T - unix_ms).
+std::int64_t unix_ms_of(TimePoint deadline, TimePoint now, std::int64_t unix_ms) {
+  const std::int64_t ahead_ms = (deadline - now).count();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return ahead_ms > kMax - unix_ms ? kMax : unix_ms + ahead_ms;
+}
+
+// A time the engine clock cannot hold saturates just short of kNoExpiry (the key keeps a TTL).
+TimePoint deadline_at(std::int64_t unix_target_ms, TimePoint now, std::int64_t unix_ms) {
+  const std::int64_t ahead_ms = unix_target_ms - unix_ms;
+  const std::int64_t headroom_ms = (kNoExpiry - now).count() - 1;
+  return now + std::chrono::milliseconds(std::min(ahead_ms, headroom_ms));
+}
+
+// The format's measured defaults: LZ4, 64 KiB blocks, a worker thread, fsync at commit.
+persistence::WriterOptions writer_options() { return persistence::WriterOptions{}; }
+
+void log(ServerState& server, const char* level, const std::string& message) {
+  if (server.log) server.log(level, message);
+}
+
+}  // namespace
+
+// One engine's capture, turned into snapshot entries. The db number is the one the engine had
+// when the capture began (SWAPDB may move the engine meanwhile).
+class EngineSink final : public chronocache::CaptureSink<Blob, NoValue> {
+ public:
+  EngineSink(Engine& engine, std::uint32_t db, persistence::SnapshotWriter& writer, TimePoint now,
+             std::int64_t unix_ms)
+      : engine_(engine), db_(db), writer_(writer), now_(now), unix_ms_(unix_ms) {}
+
+  void capture(const Blob& record, const NoValue&, TimePoint deadline) override {
+    if (deadline != kNoExpiry && deadline <= now_) return;  // the engine skips these already
+    persistence::SnapshotEntry entry;
+    entry.db = db_;
+    entry.key = record.key();
+    entry.value = record.view();
+    entry.expire_unix_ms =
+        deadline == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(deadline, now_, unix_ms_);
+    writer_.add(entry);
+    ++captured_;
+  }
+
+  Engine& engine() { return engine_; }
+  std::uint64_t captured() const { return captured_; }
+
+ private:
+  Engine& engine_;
+  std::uint32_t db_;
+  persistence::SnapshotWriter& writer_;
+  TimePoint now_;
+  std::int64_t unix_ms_;
+  std::uint64_t captured_ = 0;
+};
+
+Snapshots::Snapshots() = default;
+
+Snapshots::~Snapshots() {
+  for (auto& sink : sinks_)
+    if (sink->engine().capturing()) sink->engine().abandon_capture();
+  sinks_.clear();
+  writer_.reset();  // removes the temporary file unless committed
+}
+
+std::uint64_t Snapshots::keys_processed() const {
+  std::uint64_t n = 0;
+  for (const auto& sink : sinks_) n += sink->captured();
+  return n;
+}
+
+void Snapshots::save_succeeded(ServerState& server, std::int64_t unix_ms,
+                               std::uint64_t dirty_before) {
+  // Writes made while the snapshot was taken are not in it: they stay counted (Redis's
+  // dirty -= dirty_before_bgsave).
+  server.dirty -= std::min(server.dirty, dirty_before);
+  server.last_save_ms = unix_ms;
+  ++saves_;
+}
+
+bool Snapshots::save(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+  const std::string path = snapshot_path(server.config);
+  persistence::SnapshotError error;
+  auto writer =
+      persistence::SnapshotWriter::open(path, unix_ms, kVersion, writer_options(), &error);
+  bool ok = writer != nullptr;
+  if (ok) {
+    Keyspace& keyspace = server.keyspace;
+    for (std::size_t i = 0; i < keyspace.count(); ++i) {
+      const auto db = static_cast<std::uint32_t>(i);
+      keyspace.db(i).for_each(now, [&](std::string_view key, const Blob& value, TimePoint d) {
+        persistence::SnapshotEntry entry;
+        entry.db = db;
+        entry.key = key;
+        entry.value = value.view();
+        entry.expire_unix_ms =
+            d == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(d, now, unix_ms);
+        writer->add(entry);
+      });
+    }
+    ok = writer->commit(&error);
+  }
+  if (!ok) {
+    log(server, "warning", "Failed saving the DB: " + error.message());
+    return false;
+  }
+  log(server, "notice", "DB saved on disk");
+  save_succeeded(server, unix_ms, server.dirty);
+  return true;
+}
+
+Snapshots::Start Snapshots::start_bgsave(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+  if (phase_ != Phase::kIdle) return Start::kAlreadyRunning;
+  persistence::SnapshotError error;
+  writer_ = persistence::SnapshotWriter::open(snapshot_path(server.config), unix_ms, kVersion,
+                                              writer_options(), &error);
+  if (writer_ == nullptr) {
+    log(server, "warning", "Can't save in background: " + error.message());
+    last_bgsave_ok_ = false;
+    last_try_ms_ = unix_ms;
+    return Start::kFailed;
+  }
+  Keyspace& keyspace = server.keyspace;
+  sinks_.clear();
+  keys_total_ = 0;
+  for (std::size_t i = 0; i < keyspace.count(); ++i) {
+    Db& db = keyspace.db(i);
+    keys_total_ += db.stored_size();
+    sinks_.push_back(std::make_unique<EngineSink>(
+        db.capture_engine(), static_cast<std::uint32_t>(i), *writer_, now, unix_ms));
+    db.capture_engine().begin_capture(*sinks_.back(), now);
+  }
+  phase_ = Phase::kCapturing;
+  dirty_before_ = server.dirty;
+  started_ms_ = unix_ms;
+  started_steady_ = std::chrono::steady_clock::now();
+  scheduled_ = false;
+  log(server, "notice", "Background saving started");
+  return Start::kStarted;
+}
+
+// Hands over segments until every capture is complete or the slice is used up. Whole segments
+// go at a time (up to 4096 slots), so the budget is checked between calls of kSlotsPerCall.
+void Snapshots::advance_capture() {
+  constexpr std::size_t kSlotsPerCall = 1024;
+  if (slice_slots_ == 0) return;  // paused by DEBUG SNAPSHOT-SLICE 0
+  const auto stop_at = std::chrono::steady_clock::now() + kStepBudget;
+  std::size_t left = slice_slots_;
+  bool complete = true;
+  for (auto& sink : sinks_) {
+    Engine& engine = sink->engine();
+    while (engine.capturing()) {
+      if (left == 0 || std::chrono::steady_clock::now() >= stop_at) break;
+      const std::size_t slots = std::min(left, kSlotsPerCall);
+      if (left != kUnlimited) left -= slots;
+      engine.capture_step(slots);
+    }
+    if (engine.capturing()) complete = false;
+  }
+  if (!complete) return;
+  writer_->start_commit();  // last block, trailer, fsync, rename: on the writer's thread
+  phase_ = Phase::kCommitting;
+}
+
+void Snapshots::finish_bgsave(ServerState& server, std::int64_t unix_ms) {
+  persistence::SnapshotError error;
+  const bool ok = writer_->commit_result(&error);
+  last_bgsave_seconds_ = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::steady_clock::now() - started_steady_)
+                             .count();
+  writer_.reset();
+  sinks_.clear();
+  phase_ = Phase::kIdle;
+  last_bgsave_ok_ = ok;
+  if (ok) {
+    log(server, "notice", "DB saved on disk");
+    log(server, "notice", "Background saving terminated with success");
+    save_succeeded(server, unix_ms, dirty_before_);
+  } else {
+    log(server, "warning", "Background saving error: " + error.message());
+    last_try_ms_ = unix_ms;
+  }
+}
+
+// The first save rule whose seconds and changes are both reached (Redis's serverCron order).
+std::optional<SavePoint> Snapshots::rule_due(const ServerState& server,
+                                             std::int64_t unix_ms) const {
+  if (!last_bgsave_ok_ && unix_ms - last_try_ms_ < kRetryDelayMs) return std::nullopt;
+  for (const SavePoint& point : save_points(server.config)) {
+    if (server.dirty >= static_cast<std::uint64_t>(point.changes) &&
+        unix_ms - server.last_save_ms >= point.seconds * 1000)
+      return point;
+  }
+  return std::nullopt;
+}
+
+void Snapshots::step(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+  if (phase_ == Phase::kCapturing) advance_capture();
+  if (phase_ == Phase::kCommitting && writer_->commit_done()) finish_bgsave(server, unix_ms);
+  if (phase_ != Phase::kIdle || (server.config.save.empty() && !scheduled_)) return;
+  if (!scheduled_) {
+    const std::optional<SavePoint> due = rule_due(server, unix_ms);
+    if (!due) return;
+    log(server, "notice",
+        std::to_string(due->changes) + " changes in " + std::to_string(due->seconds) +
+            " seconds. Saving...");
+  }
+  start_bgsave(server, now, unix_ms);
+  scheduled_ = false;
+}
+
+void Snapshots::abandon_bgsave(ServerState& server) {
+  if (phase_ == Phase::kIdle) return;
+  if (phase_ == Phase::kCommitting) {
+    // Every entry is written and the worker is finishing the file: let it, and count the save
+    // (stopping now would gain a few milliseconds and lose a complete snapshot).
+    while (!writer_->commit_done()) std::this_thread::yield();
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started_steady_);
+    finish_bgsave(server, started_ms_ + elapsed.count());
+    return;
+  }
+  for (auto& sink : sinks_)
+    if (sink->engine().capturing()) sink->engine().abandon_capture();
+  writer_->abandon();
+  writer_.reset();
+  sinks_.clear();
+  phase_ = Phase::kIdle;
+  log(server, "warning", "Background saving abandoned");
+}
+
+bool Snapshots::prepare_shutdown(ServerState& server, bool save_first, TimePoint now,
+                                 std::int64_t unix_ms) {
+  if (bgsave_in_progress()) {
+    log(server, "warning", "There is a background save in progress. Stopping it!");
+    abandon_bgsave(server);
+  }
+  if (!save_first) return true;
+  log(server, "notice", "Saving the final snapshot before exiting.");
+  if (!save(server, now, unix_ms)) {
+    log(server, "warning", "Error trying to save the DB, can't exit.");
+    return false;
+  }
+  return true;
+}
+
+Snapshots::LoadResult Snapshots::load(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+  LoadResult result;
+  const std::string path = snapshot_path(server.config);
+  const std::size_t stale = persistence::remove_stale_temp_files(path);
+  if (stale != 0) {
+    log(server, "notice",
+        "Removed " + std::to_string(stale) + " temporary snapshot file(s) left by a killed save");
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return result;  // nothing to load
+  result.found = true;
+  const auto started = std::chrono::steady_clock::now();
+  persistence::SnapshotError error;
+  auto reader = persistence::SnapshotReader::open(path, persistence::ReaderLimits{}, &error);
+  Keyspace& keyspace = server.keyspace;
+  std::uint64_t loaded = 0, expired = 0;
+  bool ok = reader != nullptr;
+  if (ok) {
+    // The trailer's count is not covered by a checksum until for_each checks it: a reservation
+    // is capped by what the file's size can hold (an entry takes at least a few bytes even
+    // compressed), so a flipped count cannot make us allocate absurd memory. Snapshots are
+    // written database by database, so the first database met usually holds most keys.
+    const std::uint64_t hint =
+        std::min<std::uint64_t>(reader->entry_count_hint(), reader->file_bytes() / 4);
+    bool reserved = false;
+    std::string bad_db;
+    ok = reader->for_each(
+        [&](const persistence::SnapshotEntry& e) {
+          if (e.db >= keyspace.count()) {
+            if (bad_db.empty()) {
+              bad_db = "database " + std::to_string(e.db) + " is out of range (databases is " +
+                       std::to_string(keyspace.count()) + ")";
+            }
+            return;
+          }
+          if (e.expire_unix_ms != persistence::kNoExpiryMs && e.expire_unix_ms <= unix_ms) {
+            ++expired;
+            return;
+          }
+          Db& db = keyspace.db(e.db);
+          if (!reserved) {
+            db.reserve(static_cast<std::size_t>(hint));
+            reserved = true;
+          }
+          const TimePoint deadline = e.expire_unix_ms == persistence::kNoExpiryMs
+                                         ? kNoExpiry
+                                         : deadline_at(e.expire_unix_ms, now, unix_ms);
+          db.load_record(e.key, e.value, deadline, now);
+          ++loaded;
+        },
+        &error);
+    if (ok && !bad_db.empty()) {
+      ok = false;
+      error.file = path;
+      error.offset = 0;
+      error.reason = bad_db;
+    }
+  }
+  if (!ok) {
+    keyspace.clear_all(now);  // all or nothing
+    result.ok = false;
+    result.error = error.message();
+    return result;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char text[64];
+  std::snprintf(text, sizeof(text), "DB loaded from disk: %.3f seconds", seconds);
+  log(server, "notice", text);
+  log(server, "notice",
+      "Done loading RDB, keys loaded: " + std::to_string(loaded) +
+          ", keys expired: " + std::to_string(expired) + ".");
+  last_load_loaded_ = loaded;
+  last_load_expired_ = expired;
+  server.last_save_ms = unix_ms;  // as Redis: the data on disk equals the data in memory
+  return result;
+}
+
+}  // namespace chronocached
