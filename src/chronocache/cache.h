@@ -40,6 +40,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -239,14 +240,14 @@ class Cache {
     capture_ = &sink;
     capture_now_ = now;
   }
-  // Hands over whole pending segments until about `slots` slots were examined; true once the
-  // capture is complete (then capturing() is false and the sink is no longer used).
+  // Hands over pending chunks (sixteenths of a segment) until about `slots` slots were examined;
+  // true once the capture is complete (then capturing() is false and the sink is no longer used).
   bool capture_step(std::size_t slots) {
     std::size_t examined = 0;
     while (capture_ != nullptr && examined < slots) {
-      const std::size_t index = table_.next_pending_segment();
-      if (index == Table::kNoSegment) break;  // not reached: the last hand-over ends the capture
-      examined += hand_over(index);
+      const typename Table::Chunk chunk = table_.next_pending_chunk();
+      if (chunk.segment == Table::kNoSegment) break;  // not reached: the last one ends the capture
+      examined += hand_over(chunk);
     }
     return capture_ == nullptr;
   }
@@ -278,9 +279,9 @@ class Cache {
   template <class Q>
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put_prehashed(Q&& key, V value, TimePoint deadline, Hashed h, TimePoint now) {
-    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
+    if (ref) before_write(ref);
     if (deadline <= now) [[unlikely]] {
       if (ref) erase_counting_expiry(ref, relative_now);
       return PutOutcome::kExpiredOnArrival;
@@ -323,7 +324,6 @@ class Cache {
 
   template <class Q>
   bool erase_prehashed(const Q& key, Hashed h, TimePoint now) {
-    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     return ref && erase_counting_expiry(ref, relative_now);
@@ -392,10 +392,10 @@ class Cache {
   // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
   template <class Q>
   bool set_deadline_prehashed(const Q& key, Hashed h, TimePoint deadline, TimePoint now) {
-    before_write(h);
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (!ref) return false;
+    before_write(ref);
     if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
       erase_counting_expiry(ref, relative_now);
       return false;
@@ -483,24 +483,41 @@ class Cache {
   using Slot = typename Table::SlotType;
   using Ref = typename Table::Ref;
 
-  // Before a change to the segment of `h` (or of `ref`): hands it over if a capture still
-  // waits for it. Out of line: the common case is one load and a branch not taken.
-  CC_ALWAYS_INLINE void before_write(Hashed h) {
-    if (capture_ != nullptr) [[unlikely]]
-      before_write_slow(table_.segment_index_of(h.value));
-  }
+  // Before a change to the entry at `ref`, or an insert of hash `h`: hands the chunk it is in
+  // over if a capture still waits for it (an insert that must grow its segment first hands the
+  // whole segment over: growth moves every entry). Out of line: the common case is one load and
+  // a branch not taken.
   CC_ALWAYS_INLINE void before_write(const Ref& ref) {
     if (capture_ != nullptr) [[unlikely]]
-      before_write_slow(ref.segment->index);
+      before_write_slow(Table::chunk_of(ref.segment, ref.index));
   }
-  [[gnu::noinline]] void before_write_slow(std::size_t segment) {
-    if (table_.capture_pending(segment)) hand_over(segment);
+  CC_ALWAYS_INLINE void before_insert(Hashed h) {
+    if (capture_ != nullptr) [[unlikely]]
+      before_insert_slow(h.value);
   }
-  std::size_t hand_over(std::size_t segment) {
+  [[gnu::noinline]] void before_write_slow(typename Table::Chunk chunk) {
+    if (table_.capture_pending(chunk)) hand_over(chunk);
+  }
+  [[gnu::noinline]] void before_insert_slow(std::uint64_t h) {
+    const typename Table::InsertTarget target = table_.insert_target(h);
+    if (!target.grows) return before_write_slow(Table::chunk_of(target.segment, target.index));
+    const std::size_t segment = target.segment->index;
+    for (unsigned chunk = table_.first_pending_chunk(segment);
+         chunk != Table::kNoChunk && capture_ != nullptr;
+         chunk = table_.first_pending_chunk(segment))
+      hand_over({segment, chunk});
+  }
+  std::size_t hand_over(typename Table::Chunk chunk) {
     CaptureSink<K, V>& sink = *capture_;
-    const std::size_t examined = table_.hand_over(segment, [&](const Slot& slot) {
-      if (live_at(slot, capture_now_)) sink.capture(slot.key, slot.value, stored_deadline(slot));
-    });
+    const std::size_t examined = table_.hand_over(
+        chunk,
+        [](const Slot& slot) {
+          if constexpr (requires(const K& key) { key.prefetch(); }) slot.key.prefetch();
+        },
+        [&](const Slot& slot) {
+          if (live_at(slot, capture_now_))
+            sink.capture(slot.key, slot.value, stored_deadline(slot));
+        });
     if (!table_.capturing()) capture_ = nullptr;
     return examined;
   }
@@ -591,7 +608,7 @@ class Cache {
 
   // Erases and returns whether the entry was live; an expired one is counted as expired.
   bool erase_counting_expiry(Ref ref, std::uint32_t relative_now) {
-    before_write(ref);  // an eviction victim's segment (the key's own was handed over already)
+    before_write(ref);  // an eviction's victim, an expired entry met, an erase
     const bool live = detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now);
     erase_entry(ref);
     if (!live) ++stats_.expired;
@@ -616,6 +633,7 @@ class Cache {
       while (memory_used() + incoming > options_.max_bytes && table_.size() != 0)
         if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
     }
+    before_insert(h);  // after make_room: an eviction may free the slot the insert takes
     const Ref fresh = table_.insert_absent(std::forward<Q>(key), std::move(value), h.value,
                                            detail::kNoDeadlineInWindow, on_move());
     entry_heap_bytes_ += entry_heap_bytes(*fresh.slot);
@@ -649,9 +667,9 @@ class Cache {
   // (out of line, as in expired_miss). kRead counts a hit or a miss and tells the policy.
   template <class Q>
   CC_ALWAYS_INLINE Ref find_live(const Q& key, Hashed h, TimePoint now, Access access) {
-    before_write(h);  // the caller may change the entry through the pointer it gets
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
+    if (ref) before_write(ref);  // the caller may change the entry through the pointer it gets
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
       if (access == Access::kRead) {
         policy_.on_access(ref.slot->meta);

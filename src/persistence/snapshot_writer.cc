@@ -4,6 +4,8 @@
 #include <utility>
 
 #include <lz4.h>
+#include <pthread.h>
+#include <sched.h>
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per block
 #include <xxhash.h>
 #include <zstd.h>
@@ -175,6 +177,10 @@ void SnapshotWriter::fail(std::string reason) {
 }
 
 void SnapshotWriter::worker_loop() {
+  if (options_.idle_priority) {
+    const sched_param idle{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // best effort
+  }
   std::unique_lock lock(mu_);
   for (;;) {
     work_ready_.wait(lock, [&] { return !queue_.empty() || stopping_ || commit_requested_; });

@@ -38,6 +38,11 @@ struct WriterOptions {
   std::size_t block_bytes = 1 << 16;  // raw bytes per block before compression
   bool worker_thread = true;          // compress and write off the calling thread
   bool sync = true;                   // fsync the file and its directory at commit
+  // Run the worker thread under SCHED_IDLE: it gets a CPU only when nothing else wants it, so a
+  // host sharing its core (the server's event loop, pinned) is not descheduled for it (measured
+  // against nice 19, which let it take more: docs/performance.md). If the host keeps the core
+  // busy, add() waits for the worker once kBlocksInFlight blocks queue up, and the worker runs.
+  bool idle_priority = false;
 };
 
 class SnapshotWriter {

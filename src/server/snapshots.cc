@@ -37,7 +37,14 @@ TimePoint deadline_at(std::int64_t unix_target_ms, TimePoint now, std::int64_t u
 }
 
 // The format's measured defaults: LZ4, 64 KiB blocks, a worker thread, fsync at commit.
-persistence::WriterOptions writer_options() { return persistence::WriterOptions{}; }
+// LZ4 and a worker thread: the format's measured defaults. The worker compresses and writes only
+// when the event loop leaves the CPU free: pinned to one core with the loop at normal priority,
+// it took whole scheduler slices from it (docs/performance.md, BGSAVE under load).
+persistence::WriterOptions writer_options() {
+  persistence::WriterOptions options;
+  options.idle_priority = true;
+  return options;
+}
 
 void log(ServerState& server, const char* level, const std::string& message) {
   if (server.log) server.log(level, message);

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -198,6 +199,28 @@ class SegmentedTable {
       fn(std::as_const(*group->slot(lane)));
   }
 
+  // Where insert_absent would put a key of hash `h` now: a slot of `segment` (group * 16 + lane
+  // in `index`), or `grows` when that segment must grow first (then its entries move).
+  struct InsertTarget {
+    SegmentType* segment;
+    std::uint32_t index;
+    bool grows;
+  };
+  InsertTarget insert_target(std::uint64_t h) const noexcept {
+    SegmentType* seg = segment_for(h);
+    std::uint32_t g = home_group(h, seg);
+    for (;;) {
+      GroupType* group = seg->groups() + g;
+      const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
+      if (free) {
+        const std::size_t lane = free.lowest();
+        const bool claims_empty = group->ctrl[lane] == kEmpty;
+        return {seg, slot_index(g, lane), claims_empty && seg->growth_left == 0};
+      }
+      g = (g + 1) & seg->group_mask;
+    }
+  }
+
   // Inserts a key the caller knows is absent; may grow the key's segment first.
   // on_move(SlotType&, SlotId) is called for every entry that growth relocates.
   template <class Q, class VArg, class OnMove>
@@ -205,26 +228,22 @@ class SegmentedTable {
                     OnMove&& on_move) {
     const auto tag = static_cast<Ctrl>(h & 0x7F);
     for (;;) {
-      SegmentType* seg = segment_for(h);
-      std::uint32_t g = home_group(h, seg);
-      for (;;) {
-        GroupType* group = seg->groups() + g;
-        const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
-        if (free) {
-          const std::size_t lane = free.lowest();
-          const bool claims_empty = group->ctrl[lane] == kEmpty;
-          if (claims_empty && seg->growth_left == 0) break;  // at the load limit: grow first
-          ::new (group->raw_slot(lane))
-              SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline, Meta{}};
-          group->ctrl[lane] = tag;
-          seg->growth_left -= claims_empty ? 1 : 0;
-          ++seg->size;
-          ++size_;
-          return Ref{group->slot(lane), seg, slot_index(g, lane)};
-        }
-        g = (g + 1) & seg->group_mask;
+      const InsertTarget target = insert_target(h);
+      SegmentType* seg = target.segment;
+      if (target.grows) {  // at the load limit: grow first
+        grow(seg, h, on_move);
+        continue;
       }
-      grow(seg, h, on_move);
+      GroupType* group = seg->groups() + target.index / kGroupWidth;
+      const std::size_t lane = target.index % kGroupWidth;
+      const bool claims_empty = group->ctrl[lane] == kEmpty;
+      ::new (group->raw_slot(lane))
+          SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline, Meta{}};
+      group->ctrl[lane] = tag;
+      seg->growth_left -= claims_empty ? 1 : 0;
+      ++seg->size;
+      ++size_;
+      return Ref{group->slot(lane), seg, target.index};
     }
   }
 
@@ -414,13 +433,36 @@ class SegmentedTable {
     reset();
   }
 
-  // ---- Point-in-time capture (chronocache/capture.h): which segments are still pending -------
-  // Marks every segment pending. Segments made later (a split's new half, at an index past the
-  // marks) are never pending: they only receive entries of handed-over segments or new ones.
-  // A rebuild or a split's lower half keeps its index, and with it its (handed-over) state.
+  // ---- Point-in-time capture (chronocache/capture.h): which chunks are still pending ---------
+  // A capture hands a segment over in chunks of one group (16 slots; a 256th of an oversized
+  // segment), so a write waits for at most 16 entries to be handed over, not a whole segment's
+  // ~3600: a pipelined batch of writes meeting a pending unit per write stalled the server for
+  // milliseconds with whole segments (docs/design/server.md has the measurements). A chunk's bounds
+  // depend only on its segment's size, which changes only by growth, and growth needs every chunk
+  // of the segment handed over first.
+  static constexpr unsigned kCaptureChunks = 256;
+  static constexpr unsigned kNoChunk = ~0u;
+  struct Chunk {
+    std::size_t segment;
+    unsigned chunk;
+  };
+  static constexpr std::size_t kNoSegment = ~std::size_t{0};
+
+  // Marks every chunk of every segment pending. Segments made later (a split's new half, at an
+  // index past the marks) are never pending: they only receive entries of handed-over segments
+  // or new ones. A rebuild or a split's lower half keeps its index and its (handed-over) marks.
   void begin_capture() {
-    capture_pending_.assign(segments_.size(), 1);
-    capture_left_ = segments_.size();
+    capture_pending_.assign(segments_.size() * kMaskWords, 0);
+    capture_left_ = 0;
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      const unsigned chunks = chunk_count(segments_[i]);
+      for (unsigned w = 0; w * 64 < chunks; ++w) {
+        const unsigned bits = std::min(64u, chunks - w * 64);
+        capture_pending_[i * kMaskWords + w] =
+            bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+      }
+      capture_left_ += chunks;
+    }
     capture_next_ = 0;
   }
   void end_capture() noexcept {
@@ -428,35 +470,67 @@ class SegmentedTable {
     capture_left_ = 0;
   }
   bool capturing() const noexcept { return capture_left_ != 0; }
-  // The index of the segment a write of hash `h` changes (Ref::segment->index for a found entry).
-  std::size_t segment_index_of(std::uint64_t h) const noexcept { return segment_for(h)->index; }
-  bool capture_pending(std::size_t index) const noexcept {
-    return index < capture_pending_.size() && capture_pending_[index] != 0;
+
+  // The chunk a write to slot `index` of `seg` changes (a found entry: Ref::segment, Ref::index).
+  static Chunk chunk_of(const SegmentType* seg, std::uint32_t index) noexcept {
+    return {seg->index, (index / kGroupWidth) / chunk_groups(seg)};
   }
-  // The lowest pending segment's index, or kNoSegment when none is left.
-  static constexpr std::size_t kNoSegment = ~std::size_t{0};
-  std::size_t next_pending_segment() noexcept {
-    while (capture_next_ < capture_pending_.size() && capture_pending_[capture_next_] == 0)
-      ++capture_next_;
-    return capture_next_ < capture_pending_.size() ? capture_next_ : kNoSegment;
+  bool capture_pending(Chunk c) const noexcept {
+    const std::size_t word = c.segment * kMaskWords + c.chunk / 64;
+    return word < capture_pending_.size() && (capture_pending_[word] >> (c.chunk % 64) & 1) != 0;
   }
-  // Calls fn(const SlotType&) for every entry of pending segment `index`, marks it handed over
-  // (the capture ends with the last one) and returns the slots it examined.
-  template <class Fn>
-  std::size_t hand_over(std::size_t index, Fn&& fn) {
-    CC_ASSERT(capture_pending(index));
-    capture_pending_[index] = 0;
-    SegmentType* seg = segments_[index];
-    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+  // The first pending chunk of segment `index`, or kNoChunk (growth hands them all over first).
+  unsigned first_pending_chunk(std::size_t index) const noexcept {
+    for (unsigned w = 0; w < kMaskWords; ++w) {
+      const std::size_t word = index * kMaskWords + w;
+      if (word >= capture_pending_.size()) return kNoChunk;
+      if (capture_pending_[word] != 0)
+        return w * 64 + static_cast<unsigned>(std::countr_zero(capture_pending_[word]));
+    }
+    return kNoChunk;
+  }
+  // The first pending chunk in segment order, or {kNoSegment, 0} when none is left.
+  Chunk next_pending_chunk() noexcept {
+    for (; capture_next_ * kMaskWords < capture_pending_.size(); ++capture_next_) {
+      const unsigned chunk = first_pending_chunk(capture_next_);
+      if (chunk != kNoChunk) return {capture_next_, chunk};
+    }
+    return {kNoSegment, 0};
+  }
+  // Calls fn(const SlotType&) for every entry of pending chunk `c` and marks it handed over (the
+  // capture ends with the last one); before that, prefetch(const SlotType&) for each, so a host
+  // whose keys point elsewhere (the server's records) overlaps those cache misses. Returns the
+  // slots examined.
+  template <class Prefetch, class Fn>
+  std::size_t hand_over(Chunk c, Prefetch&& prefetch, Fn&& fn) {
+    CC_ASSERT(capture_pending(c));
+    capture_pending_[c.segment * kMaskWords + c.chunk / 64] &=
+        ~(std::uint64_t{1} << (c.chunk % 64));
+    SegmentType* seg = segments_[c.segment];
+    const std::uint32_t first = c.chunk * chunk_groups(seg);
+    const std::uint32_t last = std::min(first + chunk_groups(seg), seg->group_count());
+    for (std::uint32_t g = first; g < last; ++g) {
+      GroupType* group = seg->groups() + g;
+      for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+        prefetch(std::as_const(*group->slot(lane)));
+    }
+    for (std::uint32_t g = first; g < last; ++g) {
       GroupType* group = seg->groups() + g;
       for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
         fn(std::as_const(*group->slot(lane)));
     }
     if (--capture_left_ == 0) end_capture();
-    return seg->capacity();
+    return std::size_t{last - first} * kGroupWidth;
   }
 
  private:
+  static std::uint32_t chunk_groups(const SegmentType* seg) noexcept {
+    return std::max<std::uint32_t>(1, seg->group_count() / kCaptureChunks);
+  }
+  static unsigned chunk_count(const SegmentType* seg) noexcept {
+    return static_cast<unsigned>(seg->group_count() / chunk_groups(seg));
+  }
+
   SegmentType* segment_for(std::uint64_t h) const noexcept {
     return directory_[directory_index(h)].segment;
   }
@@ -695,9 +769,11 @@ class SegmentedTable {
   std::size_t segment_bytes_ = 0;
   std::size_t cursor_segment_ = 0;  // sweep position
   std::uint32_t cursor_slot_ = 0;
-  std::vector<std::uint8_t> capture_pending_;  // per segment index: 1 while not handed over
-  std::size_t capture_left_ = 0;               // pending segments; 0 = no capture
-  std::size_t capture_next_ = 0;               // no pending segment below this index
+  // Per segment index, kMaskWords words: bit c of the segment's mask = chunk c pending.
+  static constexpr unsigned kMaskWords = kCaptureChunks / 64;
+  std::vector<std::uint64_t> capture_pending_;
+  std::size_t capture_left_ = 0;  // pending chunks; 0 = no capture
+  std::size_t capture_next_ = 0;  // no pending segment below this index
   [[no_unique_address]] Hash hash_;
   [[no_unique_address]] Eq eq_;
 };
