@@ -130,21 +130,14 @@ def used_memory(conn):
 
 def set_commands(prefix, count, deadlines_ms=None):
     """RESP for SET <prefix>:<n> VALUE [PXAT deadline], in chunks of ~1 MB."""
-    chunks, parts = [], []
-    for i in range(count):
+    def command(i):
         key = b"%s:%d" % (prefix, i)
         if deadlines_ms is None:
-            parts.append(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n" % (len(key), key, VALUE))
-        else:
-            at = b"%d" % deadlines_ms[i]
-            parts.append(b"*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n$4\r\nPXAT\r\n$%d\r\n%s\r\n"
-                         % (len(key), key, VALUE, len(at), at))
-        if len(parts) == 16384:
-            chunks.append(b"".join(parts))
-            parts = []
-    if parts:
-        chunks.append(b"".join(parts))
-    return chunks
+            return b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n" % (len(key), key, VALUE)
+        at = b"%d" % deadlines_ms[i]
+        return (b"*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n$4\r\nPXAT\r\n$%d\r\n%s\r\n"
+                % (len(key), key, VALUE, len(at), at))
+    return server_bench.resp_chunks(command(i) for i in range(count))
 
 
 def load(port, chunks, count):

@@ -115,6 +115,19 @@ def encode(args):
     return b"".join(out)
 
 
+def resp_chunks(commands, per_chunk=16384):
+    """Encoded commands (bytes) joined into chunks of `per_chunk` commands, for pipelined loads."""
+    chunks, parts = [], []
+    for command in commands:
+        parts.append(command)
+        if len(parts) == per_chunk:
+            chunks.append(b"".join(parts))
+            parts = []
+    if parts:
+        chunks.append(b"".join(parts))
+    return chunks
+
+
 def read_reply_line(sock):
     data = b""
     while not data.endswith(b"\r\n"):

@@ -202,16 +202,10 @@ def build_load(keys, seed):
     """RESP for SET key:%012d <16 bytes> EX 3600..7199, in chunks of ~1 MB; built once and sent
     to both servers."""
     rng = random.Random(seed)
-    chunks, parts = [], []
-    for n in range(keys):
-        parts.append(encode((b"SET", key_name(n), b"%016x" % rng.getrandbits(64), b"EX",
-                             b"%d" % (3600 + rng.randrange(3600)))))
-        if len(parts) == 16384:
-            chunks.append(b"".join(parts))
-            parts = []
-    if parts:
-        chunks.append(b"".join(parts))
-    return chunks
+    return server_bench.resp_chunks(
+        encode((b"SET", key_name(n), b"%016x" % rng.getrandbits(64), b"EX",
+                b"%d" % (3600 + rng.randrange(3600))))
+        for n in range(keys))
 
 
 def dbsize(server):
