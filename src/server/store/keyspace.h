@@ -187,12 +187,11 @@ class Db {
   Engine& capture_engine() { return *engine_; }
   // Makes room for `entries` before a load.
   void reserve(std::size_t entries) { engine_->reserve(entries); }
-  // Stores one loaded record: the engine's insert directly, no lookup first and no watcher told
-  // (nobody is connected yet).
-  void load_record(std::string_view key, std::string_view value, TimePoint deadline,
-                   TimePoint now) {
+  // Stores one loaded record (its hash from prefetch_table): the engine's insert directly, no
+  // lookup first and no watcher told (nobody is connected yet).
+  void load_record(Blob&& record, std::uint64_t hash, TimePoint deadline, TimePoint now) {
     if (deadline != kNoExpiry) ++deadline_writes_;
-    engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, hashed(key), now);
+    engine_->put_prehashed(std::move(record), NoValue{}, deadline, chronocache::Hashed{hash}, now);
   }
   // The engine's counters, less the reads SET made only to tell the policy of an overwrite.
   chronocache::CacheStats stats() const {
