@@ -5,6 +5,7 @@
 #   server: session.h, server.h -> commands/ -> store/ resp/ config/ ; net/ alone; never engine -> server
 #   persistence/: snapshot files on the engine; the engine never includes it
 #   sim/: a client of the engine, like the server; the two never see each other
+#   testing/: helpers for unit tests; only *_test.cc files include it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cxx=${CXX:-c++}
@@ -58,6 +59,13 @@ while IFS= read -r header; do
     status=1
   fi
 done < <(find src -name '*.h' | sort)
+
+# src/testing/ is for unit tests only: nothing that ships may include it.
+if shipped=$(grep -rlE '#include "testing/' src --include='*.h' --include='*.cc' |
+             grep -vE '_test\.cc$|^src/testing/'); then
+  echo "layering: shipped code includes src/testing/: $shipped"
+  status=1
+fi
 
 [ $status -eq 0 ] && echo "check-headers: $(find src -name '*.h' | wc -l) headers self-contained, layering respected"
 exit $status

@@ -8,7 +8,6 @@
 #include <map>
 #include <random>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "chronocache/cache.h"
@@ -16,6 +15,7 @@
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/policy/lru.h"
 #include "chronocache/policy/ttl_only.h"
+#include "testing/numbered.h"
 
 #include <gtest/gtest.h>
 
@@ -53,13 +53,7 @@ Contents live_contents(const C& cache) {
 
 using StringCache = Cache<std::string, std::string, TtlOnly, ManualClock>;
 
-// "<prefix><i>", built by append: `"k" + std::to_string(i)` trips GCC 12's -Wrestrict at -O3 (a
-// false positive, cache_differential_test.cc).
-std::string numbered(std::string_view prefix, std::size_t i) {
-  std::string s(prefix);
-  s += std::to_string(i);
-  return s;
-}
+using test_support::numbered;
 
 std::string key_of(std::size_t i) { return numbered("key:", i); }
 

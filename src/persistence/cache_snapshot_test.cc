@@ -4,17 +4,14 @@
 // partial success.
 #include "persistence/cache_snapshot.h"
 
-#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,6 +20,8 @@
 #include "chronocache/policy/lru.h"
 #include "chronocache/policy/ttl_only.h"
 #include "chronocache/sharded_cache.h"
+#include "testing/numbered.h"
+#include "testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -32,26 +31,13 @@ namespace {
 using namespace std::chrono_literals;
 using StringCache = Cache<std::string, std::string, TtlOnly, ManualClock>;
 
-// "<prefix><i>", built by append: `"k" + std::to_string(i)` trips GCC 12's -Wrestrict at -O3 (a
-// false positive, cache_differential_test.cc).
-std::string numbered(std::string_view prefix, std::size_t i) {
-  std::string s(prefix);
-  s += std::to_string(i);
-  return s;
-}
+using test_support::numbered;
 
 class CacheSnapshotTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           (numbered("cache_snapshot_test.", static_cast<std::size_t>(::getpid())) + "." +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const char* name) const { return (dir_ / name).string(); }
+  std::string path(const char* name) const { return scratch_.path(name); }
 
-  std::filesystem::path dir_;
+  test_support::ScratchDir scratch_;
 };
 
 template <class C>

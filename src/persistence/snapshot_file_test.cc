@@ -2,13 +2,11 @@
 // written is read back exactly, with every codec; a file damaged anywhere (cut at any byte, any
 // bit flipped, a hostile length under a valid checksum) is an error naming an offset, never a
 // success, a crash or a huge allocation; and the file appears atomically.
-#include <unistd.h>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <xxhash.h>
@@ -17,6 +15,8 @@
 #include "persistence/snapshot_format.h"
 #include "persistence/snapshot_reader.h"
 #include "persistence/snapshot_writer.h"
+#include "testing/numbered.h"
+#include "testing/scratch_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -33,27 +33,15 @@ struct Owned {
 
 constexpr std::int64_t kCreated = 1'700'000'000'000;
 
-// "<prefix><i>", built by append: `"k" + std::to_string(i)` trips GCC 12's -Wrestrict at -O3 (a
-// false positive, cache_differential_test.cc).
-std::string numbered(std::string_view prefix, std::size_t i) {
-  std::string s(prefix);
-  s += std::to_string(i);
-  return s;
-}
+using test_support::numbered;
 
 class SnapshotFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           (numbered("snapshot_file_test.", static_cast<std::size_t>(::getpid())) + "." +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return scratch_.path(name); }
   std::size_t files_in_dir() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir_),
-                                                  std::filesystem::directory_iterator()));
+    return static_cast<std::size_t>(
+        std::distance(std::filesystem::directory_iterator(scratch_.root()),
+                      std::filesystem::directory_iterator()));
   }
 
   static bool write(const std::string& file, const std::vector<Owned>& entries,
@@ -85,7 +73,7 @@ class SnapshotFileTest : public ::testing::Test {
     std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
   }
 
-  std::filesystem::path dir_;
+  test_support::ScratchDir scratch_;
 };
 
 std::vector<Owned> varied_entries() {
@@ -196,22 +184,18 @@ TEST_F(DamagedFileTest, WrongMagicAndFutureVersionsAreNamed) {
   EXPECT_FALSE(read(path("empty.snap"), back, &error));
   EXPECT_FALSE(read(path("missing.snap"), back, &error));
   EXPECT_NE(error.reason.find("cannot open"), std::string::npos) << error.reason;
-  EXPECT_FALSE(read(dir_.string(), back, &error));  // a directory
+  EXPECT_FALSE(read(scratch_.root().string(), back, &error));  // a directory
 }
 
 // A hostile file whose checksums are all valid: the length checks themselves must hold.
 TEST_F(SnapshotFileTest, AbsurdLengthsUnderValidChecksumsAreRefusedBeforeAllocating) {
   // Header + one uncompressed block holding one entry with a 2^40-byte key + a matching trailer.
-  const std::string header = [] {
+  const std::string header = [this] {
     SnapshotError error;
-    const std::string file = (std::filesystem::temp_directory_path() /
-                              (numbered("hdr.", static_cast<std::size_t>(::getpid()))))
-                                 .string();
+    const std::string file = path("header-only.snap");
     auto writer = SnapshotWriter::open(file, kCreated, "v", {.sync = false}, &error);
     writer->commit(&error);
-    std::ifstream in(file, std::ios::binary);
-    std::string bytes(std::istreambuf_iterator<char>(in), {});
-    std::filesystem::remove(file);
+    const std::string bytes = bytes_of(file);
     return bytes.substr(0, bytes.size() - kTrailerBytes);
   }();
   const auto craft = [&](const std::string& raw, std::uint32_t entries) {
