@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <thread>
 
 #include "persistence/durable_file.h"
@@ -36,14 +37,26 @@ TimePoint deadline_at(std::int64_t unix_target_ms, TimePoint now, std::int64_t u
   return now + std::chrono::milliseconds(std::min(ahead_ms, headroom_ms));
 }
 
-// The format's measured defaults: LZ4, 64 KiB blocks, a worker thread, fsync at commit.
-// LZ4 and a worker thread: the format's measured defaults. The worker compresses and writes only
-// when the event loop leaves the CPU free: pinned to one core with the loop at normal priority,
-// it took whole scheduler slices from it (docs/performance.md, BGSAVE under load).
+// The format's measured defaults (LZ4, 64 KiB blocks, a worker thread, fsync at commit). The worker
+// compresses and writes only when the event loop leaves the CPU free: pinned to one core with the
+// loop at normal priority, it took whole scheduler slices from it (docs/performance.md, BGSAVE
+// under load).
 persistence::WriterOptions writer_options() {
   persistence::WriterOptions options;
   options.idle_priority = true;
   return options;
+}
+
+// One stored entry as the file holds it: the deadline becomes an absolute unix time.
+persistence::SnapshotEntry entry_of(std::uint32_t db, std::string_view key, const Blob& value,
+                                    TimePoint deadline, TimePoint now, std::int64_t unix_ms) {
+  persistence::SnapshotEntry entry;
+  entry.db = db;
+  entry.key = key;
+  entry.value = value.view();
+  entry.expire_unix_ms =
+      deadline == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(deadline, now, unix_ms);
+  return entry;
 }
 
 void log(ServerState& server, const char* level, const std::string& message) {
@@ -98,13 +111,7 @@ class EngineSink final : public chronocache::CaptureSink<Blob, NoValue> {
 
   void capture(const Blob& record, const NoValue&, TimePoint deadline) override {
     if (deadline != kNoExpiry && deadline <= now_) return;  // the engine skips these already
-    persistence::SnapshotEntry entry;
-    entry.db = db_;
-    entry.key = record.key();
-    entry.value = record.view();
-    entry.expire_unix_ms =
-        deadline == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(deadline, now_, unix_ms_);
-    writer_.add(entry);
+    writer_.add(entry_of(db_, record.key(), record, deadline, now_, unix_ms_));
     ++captured_;
   }
 
@@ -155,13 +162,7 @@ bool Snapshots::save(ServerState& server, TimePoint now, std::int64_t unix_ms) {
     for (std::size_t i = 0; i < keyspace.count(); ++i) {
       const auto db = static_cast<std::uint32_t>(i);
       keyspace.db(i).for_each(now, [&](std::string_view key, const Blob& value, TimePoint d) {
-        persistence::SnapshotEntry entry;
-        entry.db = db;
-        entry.key = key;
-        entry.value = value.view();
-        entry.expire_unix_ms =
-            d == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(d, now, unix_ms);
-        writer->add(entry);
+        writer->add(entry_of(db, key, value, d, now, unix_ms));
       });
     }
     ok = writer->commit(&error);
@@ -205,8 +206,8 @@ Snapshots::Start Snapshots::start_bgsave(ServerState& server, TimePoint now, std
   return Start::kStarted;
 }
 
-// Hands over segments until every capture is complete or the slice is used up. Whole segments
-// go at a time (up to 4096 slots), so the budget is checked between calls of kSlotsPerCall.
+// Hands over pending groups until every capture is complete or the slice is used up; the clock
+// is read between calls of kSlotsPerCall slots (a few microseconds each), not per group.
 void Snapshots::advance_capture() {
   constexpr std::size_t kSlotsPerCall = 1024;
   if (slice_slots_ == 0) return;  // paused by DEBUG SNAPSHOT-SLICE 0

@@ -2,17 +2,17 @@
 // on the snapshot files of src/persistence/ (docs/design/snapshot-format.md).
 //
 // BGSAVE without fork(). Every database's engine begins a point-in-time capture at one `now`
-// (chronocache/capture.h): segments are marked pending, and each reaches an EngineSink exactly
-// once, either because the loop's tick walks it (step(), a slice of at most kStepBudget per
-// wakeup) or because a write is about to change it (the engine hands it over first). So the file
-// holds exactly the contents at the BGSAVE's start while clients keep reading and writing, and no
-// page is duplicated (Redis's fork can double memory under writes). Entries go to a
+// (chronocache/capture.h): every 16-slot group is marked pending, and each reaches an EngineSink
+// exactly once, either because the loop's tick walks it (step(), a slice of at most kStepBudget
+// per wakeup) or because a write is about to change it (the engine hands it over first). So the
+// file holds exactly the contents at the BGSAVE's start while clients keep reading and writing, and
+// no page is duplicated (Redis's fork can double memory under writes). Entries go to a
 // SnapshotWriter whose worker thread compresses, checksums and writes; when every capture is
 // complete the worker also fsyncs and renames (start_commit), and the tick polls for the end.
 //
 //   BGSAVE ──begin_capture(all engines)──► kCapturing ──all complete──► kCommitting ──done──► idle
 //                    │ step(): ≤ kStepBudget of capture_step per tick, tick ≤ 1 ms meanwhile
-//                    └ a write to a pending segment hands it over first (engine)
+//                    └ a write to a pending group hands it over first (engine)
 //
 // A capture belongs to an engine, not to a database number: SWAPDB moves engines between Db
 // objects during a capture, and each sink keeps the number its engine had at the start.
