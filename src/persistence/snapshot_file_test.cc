@@ -2,6 +2,8 @@
 // written is read back exactly, with every codec; a file damaged anywhere (cut at any byte, any
 // bit flipped, a hostile length under a valid checksum) is an error naming an offset, never a
 // success, a crash or a huge allocation; and the file appears atomically.
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -198,12 +200,15 @@ TEST_F(SnapshotFileTest, AbsurdLengthsUnderValidChecksumsAreRefusedBeforeAllocat
     const std::string bytes = bytes_of(file);
     return bytes.substr(0, bytes.size() - kTrailerBytes);
   }();
-  const auto craft = [&](const std::string& raw, std::uint32_t entries) {
+  // One block of `raw` stored as it is, unless a codec and the raw size it claims are given.
+  const auto craft = [&](const std::string& raw, std::uint32_t entries, Codec codec = Codec::kNone,
+                         std::uint64_t claimed_raw = 0) {
     std::string block(kBlockHeaderBytes, '\0');
     block[0] = kBlockTag;
-    block[1] = static_cast<char>(Codec::kNone);
+    block[1] = static_cast<char>(codec);
     put_u32(block.data() + 2, entries);
-    put_u32(block.data() + 6, static_cast<std::uint32_t>(raw.size()));
+    put_u32(block.data() + 6,
+            static_cast<std::uint32_t>(codec == Codec::kNone ? raw.size() : claimed_raw));
     put_u32(block.data() + 10, static_cast<std::uint32_t>(raw.size()));
     std::string hashed = block.substr(0, 14) + raw;
     const std::uint64_t sum = XXH3_64bits(hashed.data(), hashed.size());
@@ -244,6 +249,87 @@ TEST_F(SnapshotFileTest, AbsurdLengthsUnderValidChecksumsAreRefusedBeforeAllocat
   put_bytes(path("hostile.snap"), craft(ok_raw, 1));
   EXPECT_TRUE(read(path("hostile.snap"), back, &error, {.max_key_bytes = 1 << 20}))
       << error.message();  // the craft itself is right
+
+  // Under the default limits (up to 4 GiB a block), what bounds the decompression buffer is the
+  // codec's ceiling: a few stored bytes claiming more raw bytes than they could expand to.
+  for (const Codec codec : {Codec::kLz4, Codec::kZstd}) {
+    const std::uint64_t claim = max_raw_bytes(codec, 8) + 1;
+    put_bytes(path("hostile.snap"), craft("\x1f\x01\x02\x03\x04\x05\x06\x07", 1, codec, claim));
+    EXPECT_FALSE(read(path("hostile.snap"), back, &error));
+    EXPECT_NE(error.reason.find("block claims " + std::to_string(claim) + " raw bytes"),
+              std::string::npos)
+        << error.reason;
+  }
+}
+
+// `bytes` zero bytes that occupy no memory until written (a read maps the shared zero page).
+class ZeroPages {
+ public:
+  explicit ZeroPages(std::size_t bytes)
+      : bytes_(bytes),
+        at_(::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) {
+  }
+  ~ZeroPages() {
+    if (at_ != MAP_FAILED) ::munmap(at_, bytes_);
+  }
+  ZeroPages(const ZeroPages&) = delete;
+  ZeroPages& operator=(const ZeroPages&) = delete;
+  bool ok() const { return at_ != MAP_FAILED; }
+  std::string_view view() const { return {static_cast<const char*>(at_), bytes_}; }
+
+ private:
+  std::size_t bytes_;
+  void* at_;
+};
+
+// The reader's default limits take back whatever the writer wrote: a value past 512 MiB (the
+// server holds up to 2 GiB when proto-max-bulk-len allows) once failed to load.
+TEST_F(SnapshotFileTest, AValueLargerThanHalfAGibibyteRoundTripsInABlockOfItsOwn) {
+  const ZeroPages big(std::size_t{600} << 20);
+  ASSERT_TRUE(big.ok());
+  SnapshotError error;
+  auto writer = SnapshotWriter::open(path("big.snap"), kCreated, "v", {.sync = false}, &error);
+  writer->add({0, "before", "1", kNoExpiryMs, kTypeString});
+  writer->add({0, "big", big.view(), kCreated + 5, kTypeString});
+  writer->add({0, "after", "2", kNoExpiryMs, kTypeString});
+  ASSERT_TRUE(writer->commit(&error)) << error.message();
+
+  auto reader = SnapshotReader::open(path("big.snap"), {}, &error);
+  ASSERT_NE(reader, nullptr) << error.message();
+  std::vector<std::string> keys;
+  std::size_t big_size = 0;
+  bool all_zero = false;
+  ASSERT_TRUE(reader->for_each(
+      [&](const SnapshotEntry& e) {
+        keys.emplace_back(e.key);
+        if (e.key != "big") return;
+        big_size = e.value.size();
+        all_zero = e.value.find_first_not_of('\0') == std::string_view::npos;
+        EXPECT_EQ(e.expire_unix_ms, kCreated + 5);
+      },
+      &error))
+      << error.message();
+  EXPECT_EQ(keys, (std::vector<std::string>{"before", "big", "after"}));
+  EXPECT_EQ(big_size, big.view().size());
+  EXPECT_TRUE(all_zero);
+}
+
+// An entry past the format's 4 GiB block fails the save with the reason; the old file stays.
+TEST_F(SnapshotFileTest, AnEntryNoBlockCanHoldFailsTheSaveAndKeepsTheOldFile) {
+  ASSERT_TRUE(write(path("s.snap"), {{0, "old", "1", kNoExpiryMs}}));
+  const ZeroPages huge(std::size_t{kMaxBlockBytes} + 1);  // never touched: no memory used
+  ASSERT_TRUE(huge.ok());
+  SnapshotError error;
+  auto writer = SnapshotWriter::open(path("s.snap"), kCreated, "v", {.sync = false}, &error);
+  writer->add({0, "k", "v", kNoExpiryMs, kTypeString});
+  writer->add({0, "huge", huge.view(), kNoExpiryMs, kTypeString});
+  EXPECT_FALSE(writer->commit(&error));
+  EXPECT_NE(error.reason.find("larger than a block can hold"), std::string::npos) << error.reason;
+  std::vector<Owned> back;
+  ASSERT_TRUE(read(path("s.snap"), back, &error)) << error.message();
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].key, "old");
+  EXPECT_EQ(files_in_dir(), 1u);
 }
 
 TEST_F(SnapshotFileTest, CommitReplacesTheOldFileAtomicallyAndLeavesNoTemporaryFile) {

@@ -39,6 +39,8 @@ inline constexpr std::uint32_t kFormatVersion = 1;
 inline constexpr std::size_t kHeaderFixedBytes = 8 + 4 + 4 + 8 + 1;  // before the version bytes
 inline constexpr std::size_t kBlockHeaderBytes = 1 + 1 + 4 + 4 + 4 + 8;
 inline constexpr std::size_t kTrailerBytes = 1 + 8 + 8 + 8 + 8;
+// A block's raw size is a u32, so no block, and no entry, is larger than this.
+inline constexpr std::uint64_t kMaxBlockBytes = 0xFFFF'FFFF;
 inline constexpr char kBlockTag = 'B';
 inline constexpr char kTrailerTag = 'E';
 
@@ -46,6 +48,22 @@ inline constexpr std::uint8_t kTypeMask = 0x0F;
 inline constexpr std::uint8_t kHasExpiry = 0x10;
 inline constexpr std::uint8_t kHasDb = 0x20;
 inline constexpr std::uint8_t kTypeString = 0;  // the only type today
+
+// The most raw bytes a block of `stored` bytes can hold under `codec`: the codecs' own ceilings
+// (an LZ4 sequence yields at most 255 bytes per byte it takes; a zstd block at most 128 KiB per
+// 4 bytes, as RLE). A block that claims more is corrupt, so a loader's buffers never exceed
+// these multiples of the file's size, however large the sizes a hostile file writes.
+inline constexpr std::uint64_t max_raw_bytes(Codec codec, std::uint64_t stored) {
+  switch (codec) {
+    case Codec::kNone:
+      return stored;
+    case Codec::kLz4:
+      return 255 * stored;
+    case Codec::kZstd:
+      return 32768 * stored;
+  }
+  return 0;
+}
 
 // Little-endian fixed-width integers and LEB128 varints.
 inline void put_u32(char* out, std::uint32_t v) {

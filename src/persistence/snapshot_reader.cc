@@ -119,6 +119,11 @@ bool SnapshotReader::for_each(const std::function<void(const SnapshotEntry&)>& f
       return fail(error, offset,
                   "block size " + std::to_string(std::max(raw_size, stored_size)) +
                       " exceeds limit " + std::to_string(limits_.max_block_bytes));
+    if (codec <= static_cast<std::uint8_t>(Codec::kZstd) &&
+        raw_size > max_raw_bytes(static_cast<Codec>(codec), stored_size))
+      return fail(error, offset,
+                  "block claims " + std::to_string(raw_size) + " raw bytes, more than its " +
+                      std::to_string(stored_size) + " stored bytes can hold");
     if (stored_size > end - offset - kBlockHeaderBytes)
       return fail(
           error, offset,
@@ -141,6 +146,9 @@ bool SnapshotReader::for_each(const std::function<void(const SnapshotEntry&)>& f
       if (stored_size != raw_size) return fail(error, offset, "stored block size differs from raw");
       raw = stored_;
     } else if (codec == static_cast<std::uint8_t>(Codec::kLz4)) {
+      constexpr std::uint32_t kIntMax = std::numeric_limits<int>::max();  // LZ4's size type
+      if (raw_size > kIntMax || stored_size > kIntMax)
+        return fail(error, offset, "lz4 block larger than lz4 allows");
       raw_.resize(raw_size);
       const int n = LZ4_decompress_safe(stored_.data(), raw_.data(), static_cast<int>(stored_size),
                                         static_cast<int>(raw_size));

@@ -9,7 +9,7 @@
 // never in a crash, a hang or an allocation the file's size does not justify. The trailer is read
 // first: a file cut anywhere, even between blocks, is refused before any entry is delivered.
 // Entries delivered before a later block turns out bad have been delivered: a caller that must be
-// all-or-nothing loads into a scratch cache and swaps it in (the server does).
+// all-or-nothing undoes them (the server empties its keyspace again).
 #pragma once
 
 #include <cstddef>
@@ -23,12 +23,13 @@
 
 namespace chronocache::persistence {
 
+// Limits on what a file may claim. The defaults accept everything a SnapshotWriter can write
+// (kMaxBlockBytes); buffers stay bounded anyway, by the file's size and max_raw_bytes(). A loader
+// that knows its entries are smaller can refuse more.
 struct ReaderLimits {
-  std::size_t max_key_bytes = std::size_t{512} << 20;
-  std::size_t max_value_bytes = std::size_t{512} << 20;
-  // A block whose raw or stored size is beyond this is corrupt: writers use 64 KiB unless a
-  // single entry is larger (a block holds at least one whole entry).
-  std::size_t max_block_bytes = std::size_t{1} << 30;
+  std::uint64_t max_key_bytes = kMaxBlockBytes;
+  std::uint64_t max_value_bytes = kMaxBlockBytes;
+  std::uint64_t max_block_bytes = kMaxBlockBytes;
 };
 
 class SnapshotReader {

@@ -1,6 +1,7 @@
 #include "persistence/snapshot_writer.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include <lz4.h>
@@ -57,10 +58,19 @@ SnapshotWriter::SnapshotWriter(std::string path, std::unique_ptr<DurableFile> fi
 SnapshotWriter::~SnapshotWriter() { abandon(); }
 
 void SnapshotWriter::add(const SnapshotEntry& entry) {
+  // Flags, db, two lengths, expiry: at most 1 + 5 + 10 + 10 + 10 bytes besides key and value.
+  const std::uint64_t most = std::uint64_t{36} + entry.key.size() + entry.value.size();
+  if (most > kMaxBlockBytes) {  // no reader could take it back: the save fails, saying why
+    if (rejected_.empty())
+      rejected_ = "an entry of " + std::to_string(most) + " bytes is larger than a block can hold";
+    return;
+  }
+  // An entry that would overflow the block starts the next one: a block is at most block_bytes
+  // unless it holds a single larger entry.
+  if (current_.raw.size() + most > options_.block_bytes) seal_block();
   std::string& raw = current_.raw;
   const std::size_t at = raw.size();
-  // Flags, db, two lengths, expiry: at most 1 + 5 + 10 + 10 + 10 bytes besides key and value.
-  raw.resize(at + 36 + entry.key.size() + entry.value.size());
+  raw.resize(at + most);
   char* p = raw.data() + at;
   const bool has_expiry = entry.expire_unix_ms != kNoExpiryMs;
   *p++ = static_cast<char>((entry.type & kTypeMask) | (has_expiry ? kHasExpiry : 0) |
@@ -76,7 +86,6 @@ void SnapshotWriter::add(const SnapshotEntry& entry) {
   raw.resize(static_cast<std::size_t>(p - raw.data()));
   ++current_.entries;
   ++entries_;
-  if (raw.size() >= options_.block_bytes) seal_block();
 }
 
 void SnapshotWriter::seal_block() {
@@ -146,6 +155,7 @@ void SnapshotWriter::write_block(Block& block) {
 }
 
 bool SnapshotWriter::finish(SnapshotError* error) {
+  if (!rejected_.empty()) fail(rejected_);  // add() wrote it before start_commit()
   if (current_.entries != 0) write_block(current_);
   current_.raw.clear();
   current_.entries = 0;

@@ -107,6 +107,7 @@ class SnapshotWriter {
   std::string stored_;                    // compression output, reused
   std::vector<std::uint64_t> checksums_;  // one per block written
   std::string failure_;                   // the first error; later writes are skipped
+  std::string rejected_;  // add()'s error (the caller's thread), joined to failure_ at finish
   bool committed_ = false;
   bool commit_ok_ = false;
   std::atomic<bool> commit_done_{false};

@@ -18,10 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))
     return 0;
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  chronocache::persistence::ReaderLimits limits;
-  limits.max_block_bytes = 1 << 20;  // small limits: the checks, not the machine, must hold
-  limits.max_key_bytes = 1 << 16;
-  limits.max_value_bytes = 1 << 20;
+  // The defaults, as the server loads: buffers must stay bounded by the input's size alone.
+  const chronocache::persistence::ReaderLimits limits;
   chronocache::persistence::SnapshotError error;
   auto reader = chronocache::persistence::SnapshotReader::open(path, limits, &error);
   if (reader == nullptr) return 0;
