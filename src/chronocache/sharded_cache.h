@@ -121,8 +121,8 @@ class ShardedCache {
   // ---- Point-in-time capture across shards (capture.h), for snapshots of a live cache ----------
   // Every shard's capture begins while all shard locks are held, so together they are the
   // contents at one instant; writers wait only for that O(segments) start. `sink` then hears
-  // entries from whichever thread hands a segment over (a capture_step, or a writer meeting a
-  // pending segment), under that shard's lock: it must be safe to call from several threads.
+  // entries from whichever thread hands a group over (a capture_step, or a writer meeting a
+  // pending group), under that shard's lock: it must be safe to call from several threads.
   void begin_capture(CaptureSink<K, V>& sink) CC_NO_THREAD_SAFETY_ANALYSIS {
     const TimePoint now = clock_.now();
     for (std::size_t i = 0; i < shard_count_; ++i) shards_[i].mu.lock();

@@ -1,12 +1,11 @@
 // Snapshots of an embedder's cache: save a live Cache or ShardedCache to a file, load it back.
 //
+//   namespace persistence = chronocache::persistence;
 //   chronocache::ShardedCache<std::string, std::string> cache;
-//   chronocache::persistence::SnapshotError error;
-//   if (!chronocache::persistence::save(cache, "/var/lib/app/cache.snap", &error))
-//     log(error.message());
-//   ...                                   // after a restart:
-//   chronocache::persistence::LoadResult loaded = chronocache::persistence::load(cache, path,
-//   &error);
+//   persistence::SnapshotError error;
+//   if (!persistence::save(cache, "/var/lib/app/cache.snap", &error)) log(error.message());
+//   ...                                                     // after a restart:
+//   persistence::LoadResult loaded = persistence::load(cache, "/var/lib/app/cache.snap", &error);
 //
 // save() writes what the cache held at the instant it was called (a point-in-time capture,
 // chronocache/capture.h): other threads keep reading and writing a ShardedCache meanwhile, and
@@ -92,7 +91,7 @@ ClockPair clock_pair(CacheT& cache) {
 
 namespace detail {
 
-// Turns captured entries into snapshot entries. Locked: a ShardedCache's writers hand segments
+// Turns captured entries into snapshot entries. Locked: a ShardedCache's writers hand groups
 // over from their own threads (sharded_cache.h).
 template <class K, class V>
 class WriterSink final : public CaptureSink<K, V> {
