@@ -464,6 +464,45 @@ def test_save_rules_trigger_a_bgsave(server_binary, tmp_path):
     assert any("Background saving terminated with success" in l for l in s.log)
 
 
+def test_flushes_count_every_key_and_flushall_saves_under_save_rules(server_binary, tmp_path):
+    """As Redis: each flushed key is a change, and with save rules set FLUSHALL saves the emptied
+    dataset at once, so a restart does not bring the keys back. A BGSAVE still running is
+    abandoned first: finishing later, it would put the flushed keys back in the file."""
+    s = start(server_binary, tmp_path)
+    c = s.client()
+    fill(c, 1, 3000)
+    before = info(c)["rdb_changes_since_last_save"]
+    c.execute_command("SELECT", 1)
+    c.execute_command("FLUSHDB")
+    c.execute_command("SELECT", 0)
+    assert info(c)["rdb_changes_since_last_save"] == before + 3000
+    assert info(c)["rdb_saves"] == 0  # no save rules: FLUSHDB and FLUSHALL save nothing
+    c.execute_command("FLUSHALL")
+    assert info(c)["rdb_saves"] == 0
+
+    fill(c, 0, 20_000)
+    assert c.execute_command("SAVE") == b"OK"
+    c.config_set("save", "3600 1")
+    c.execute_command("DEBUG", "SNAPSHOT-SLICE", 0)  # the BGSAVE provably still runs
+    assert c.execute_command("BGSAVE") == b"Background saving started"
+    assert info(c)["rdb_bgsave_in_progress"] == 1
+    assert c.flushall() is True
+    p = info(c)
+    assert p["rdb_bgsave_in_progress"] == 0
+    assert p["rdb_saves"] == 2
+    assert p["rdb_changes_since_last_save"] == 0
+    assert p["rdb_last_bgsave_status"] == "ok"  # abandoned on purpose, not failed
+    c.execute_command("DEBUG", "SNAPSHOT-SLICE", -1)
+    c.set("after", "flush")
+    shutdown(s, "NOSAVE")
+    assert any("Background saving abandoned" in l for l in s.log), "".join(s.log)
+
+    s2 = start(server_binary, tmp_path)
+    c2 = s2.client()
+    assert c2.dbsize() == 0
+    shutdown(s2)
+
+
 def test_shutdown_save_nosave_and_sigterm(server_binary, tmp_path):
     s = start(server_binary, tmp_path)
     s.client().set("k", "saved")

@@ -45,17 +45,24 @@ bool flush_mode_ok(CommandContext& ctx) {
   return false;
 }
 
+// Each removed key is a change, as Redis counts them (rdb_changes_since_last_save).
 void flushdb(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
-  ctx.db().clear(ctx.now);
-  ++ctx.server.dirty;
+  ctx.server.dirty += ctx.db().clear(ctx.now);
   ctx.reply.ok();
 }
 
+// With save rules set, FLUSHALL saves the emptied dataset at once, as Redis does, so that a
+// restart does not bring the flushed keys back. A BGSAVE still running is abandoned first: it
+// holds the keys of its earlier instant and would overwrite this save when it finished. (Without
+// save rules a BGSAVE completes with its instant intact: see docs/design/server.md.)
 void flushall(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
-  ctx.server.keyspace.clear_all(ctx.now);
-  ++ctx.server.dirty;
+  ServerState& server = ctx.server;
+  const bool save_now = !server.config.save.empty();
+  if (save_now) server.snapshots.abandon_bgsave(server);
+  server.dirty += server.keyspace.clear_all(ctx.now);
+  if (save_now) server.snapshots.save(server, ctx.now, ctx.unix_ms);  // a failure is logged
   ctx.reply.ok();
 }
 

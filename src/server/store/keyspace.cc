@@ -69,9 +69,11 @@ bool Db::set_deadline(std::string_view key, TimePoint deadline, TimePoint now) {
   return live;
 }
 
-void Db::clear(TimePoint now) {
+std::size_t Db::clear(TimePoint now) {
   watches_->touch_db(index_, [&](std::string_view key) { return exists(key, now); });
+  const std::size_t removed = engine_->stored_size();
   engine_->clear();
+  return removed;
 }
 
 void Db::select_policy(EnginePolicy policy) {
@@ -108,8 +110,10 @@ void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {
   dbs_[a]->swap_contents(*dbs_[b]);
 }
 
-void Keyspace::clear_all(TimePoint now) {
-  for (auto& db : dbs_) db->clear(now);
+std::size_t Keyspace::clear_all(TimePoint now) {
+  std::size_t removed = 0;
+  for (auto& db : dbs_) removed += db->clear(now);
+  return removed;
 }
 
 }  // namespace chronocached

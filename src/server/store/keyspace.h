@@ -126,7 +126,9 @@ class Db {
   bool erase(std::string_view key, TimePoint now);
   // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
-  void clear(TimePoint now);
+  // Empties the database; returns how many keys it held (expired ones not yet reclaimed too, as
+  // Redis counts a flush's changes).
+  std::size_t clear(TimePoint now);
   void touch(std::string_view key) { watches_->touch(index_, key); }
   // Changes a record found by find_mutable in place: edit(Blob&) returns the Blob::Resize of
   // the mutator it called, reported to the engine (maxmemory counts it); tells watchers of `key`.
@@ -232,7 +234,7 @@ class Keyspace {
   const Db& db(std::size_t index) const { return *dbs_[index]; }
   WatchRegistry& watches() { return watches_; }
   void swap(std::size_t a, std::size_t b, TimePoint now);
-  void clear_all(TimePoint now);
+  std::size_t clear_all(TimePoint now);  // every database; the keys they held
 
  private:
   WatchRegistry watches_;
