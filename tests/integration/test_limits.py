@@ -651,6 +651,27 @@ def test_redis_style_config_file_loads(server_binary, tmp_path):
         assert s.stop() == 0, "".join(s.log)
 
 
+def test_save_directives_accumulate_like_redis(server_binary, tmp_path):
+    """redis.conf lists one save rule per line: they add up, `save ""` clears those before it,
+    and --save flags add to the file's (CONFIG SET save replaces)."""
+    path = tmp_path / "redis.conf"
+    path.write_text("port 0\nsave 3600 1\nsave 300 100\nsave 60 10000\n")
+    s = ServerProcess([server_binary, str(path), "--save", "10", "5", "--dir", str(tmp_path)])
+    try:
+        c = s.client(decode_responses=True)
+        assert c.config_get("save") == {"save": "3600 1 300 100 60 10000 10 5"}
+        c.config_set("save", "900 1")
+        assert c.config_get("save") == {"save": "900 1"}
+    finally:
+        assert s.stop() == 0, "".join(s.log)
+    path.write_text("port 0\nsave 3600 1\nsave \"\"\nsave 60 10000\n")
+    s = ServerProcess([server_binary, str(path), "--dir", str(tmp_path)])
+    try:
+        assert s.client(decode_responses=True).config_get("save") == {"save": "60 10000"}
+    finally:
+        assert s.stop() == 0, "".join(s.log)
+
+
 def test_bad_flag_exits_with_message(server_binary):
     out = subprocess.run([server_binary, "--port", "abc"], capture_output=True, text=True,
                          timeout=10)

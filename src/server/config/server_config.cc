@@ -362,6 +362,20 @@ std::string apply_directive(ServerConfig& config, const std::vector<std::string>
   return "";
 }
 
+// A directive from the config file or the command line. `save` directives there accumulate, as
+// in Redis: the first replaces the default, each later one adds its points and `save ""` clears
+// those before it. (CONFIG SET save replaces.)
+std::string apply_startup_directive(ServerConfig& config, const std::vector<std::string>& words,
+                                    bool& save_seen) {
+  if (!iequals(words[0], "save")) return apply_directive(config, words);
+  const std::string earlier = save_seen ? config.save : std::string();
+  std::string problem = apply_directive(config, words);
+  if (!problem.empty()) return problem;
+  save_seen = true;
+  if (!earlier.empty() && !config.save.empty()) config.save = earlier + ' ' + config.save;
+  return "";
+}
+
 }  // namespace
 
 ConfigLoad load_config(const std::vector<std::string>& args) {
@@ -399,6 +413,7 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
     load.error = "unexpected argument '" + a + "' (try --help)";
     return load;
   }
+  bool save_seen = false;
   if (!load.config.config_file.empty()) {
     std::ifstream in(load.config.config_file);
     if (!in) {
@@ -416,7 +431,7 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
       } else if (words->empty() || (*words)[0][0] == '#') {
         continue;
       } else {
-        problem = apply_directive(load.config, *words);
+        problem = apply_startup_directive(load.config, *words, save_seen);
       }
       if (!problem.empty()) {
         load.error =
@@ -432,7 +447,7 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
       load.error = "option --" + words[0] + " needs a value";
       return load;
     }
-    const std::string problem = apply_directive(load.config, words);
+    const std::string problem = apply_startup_directive(load.config, words, save_seen);
     if (!problem.empty()) {
       load.error = "option --" + words[0] + ": " + problem;
       return load;
