@@ -119,7 +119,8 @@ void SnapshotWriter::write_block(Block& block) {
   if (codec == Codec::kLz4) {
     stored_.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(raw.size()))));
     const int n = LZ4_compress_fast(raw.data(), stored_.data(), static_cast<int>(raw.size()),
-                                    static_cast<int>(stored_.size()), std::max(1, options_.level));
+                                    static_cast<int>(stored_.size()),
+                                    options_.level != 0 ? options_.level : 2);
     stored = std::string_view(stored_.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
   } else if (codec == Codec::kZstd) {
     stored_.resize(ZSTD_compressBound(raw.size()));
