@@ -38,6 +38,13 @@ slices (~4 ms), which is all a p99 would show.
      Private_Dirty from /proc/CHILD/smaps_rollup (the pages the fork really duplicated), and also
      the plain sum of both VmRSS. Growth is relative to the highest VmRSS of the quiet window.
 
+With --compare NAME=BINARY ... only steps 2 and 3 run, for several chronocached builds in
+alternating rounds (--reps rounds of 3 SAVEs and 3 restarts each), and the table has a column
+per build: the A/B behind a change to the snapshot path, e.g.
+
+    python3 bench/server/run_snapshot_bench.py --compare before=/tmp/a/chronocached \
+        after=build/release/src/server/chronocached
+
 Medians of the repetitions, ranges in brackets. Targets (issue 5): save and load of 1 M keys
 <= 0.3 s and <= redis-server's in the same run; GET p99 during BGSAVE <= 2x quiet; RSS growth
 <= 10 %. The first output line records the conditions. Standard library only.
@@ -559,6 +566,34 @@ def report(results, args):
               f"{r['misses']} (redis-benchmark and probe, expected 0); failed BGSAVEs {failed}")
 
 
+def compare_builds(args, workdir, chunks):
+    """--compare: SAVE and restart of each build, rounds alternating so drift hits all alike."""
+    builds = dict(spec.split("=", 1) for spec in args.compare)
+    for name, binary in builds.items():
+        if not os.path.exists(binary):
+            sys.exit(f"{name}: {binary} not found")
+    args.dbfilename = lambda name: f"{name}.ccsnap"
+    per_round = argparse.Namespace(**{**vars(args), "reps": 3})
+    results = {name: {} for name in builds}
+    for _ in range(args.reps):
+        for name, binary in builds.items():
+            argv = (lambda b, n: lambda port: [
+                b, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir,
+                "--dbfilename", args.dbfilename(n), "--save", ""])(binary, name)
+            one = {}
+            save_and_restart(name, argv, per_round, workdir, chunks, one)
+            for key, values in one.items():
+                results[name].setdefault(key, []).extend(values)
+    print()
+    print("| metric | " + " | ".join(builds) + " |")
+    print("|---|" + "---:|" * len(builds))
+    for label, key, digits in ((f"SAVE of {args.keys:,} keys (s)", "save", 3),
+                               (f"restart until DBSIZE = {args.keys:,} (s, wall)", "load_wall", 3),
+                               ("restart: \"DB loaded from disk\" (s, logged)", "load_logged", 3),
+                               ("file (MB)", "file_mb", 1)):
+        print(f"| {label} | " + " | ".join(fmt(results[n][key], digits) for n in builds) + " |")
+
+
 def filesystem_of(path):
     """The type of the filesystem holding `path` (fsync costs differ: ext4, tmpfs, ...)."""
     best, kind = "", "?"
@@ -593,7 +628,12 @@ def main():
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--niceness", type=int, default=-10,
                         help="for the servers and the probe, when run as root")
+    parser.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
+                        help="only SAVE and restart, for these chronocached builds side by side")
     args = parser.parse_args()
+    if args.compare:
+        args.only = "ours"
+        args.server = args.compare[0].split("=", 1)[-1]
     needed = [("taskset", shutil.which("taskset")), ("redis-benchmark", args.redis_benchmark)]
     if args.only != "redis":
         needed.append(("chronocached", args.server))
@@ -617,6 +657,9 @@ def main():
               f" fs={filesystem_of(workdir)}", flush=True)
         log(f"building {args.keys:,} SETs")
         chunks = build_load(args.keys, args.seed)
+        if args.compare:
+            compare_builds(args, workdir, chunks)
+            return
         servers = {
             "chronocached": lambda port: [
                 args.server, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir,

@@ -37,10 +37,10 @@ TimePoint deadline_at(std::int64_t unix_target_ms, TimePoint now, std::int64_t u
   return now + std::chrono::milliseconds(std::min(ahead_ms, headroom_ms));
 }
 
-// The format's measured defaults (LZ4, 64 KiB blocks, a worker thread, fsync at commit). The worker
-// compresses and writes only when the event loop leaves the CPU free: pinned to one core with the
-// loop at normal priority, it took whole scheduler slices from it (docs/performance.md, BGSAVE
-// under load).
+// The format's measured defaults (LZ4, 128 KiB blocks, a worker thread, fsync at commit). The
+// worker compresses and writes only when the event loop leaves the CPU free: pinned to one core
+// with the loop at normal priority, it took whole scheduler slices from it (docs/performance.md,
+// BGSAVE under load).
 persistence::WriterOptions writer_options() {
   persistence::WriterOptions options;
   options.idle_priority = true;
