@@ -148,6 +148,7 @@ void Snapshots::save_succeeded(ServerState& server, std::int64_t unix_ms,
   // dirty -= dirty_before_bgsave).
   server.dirty -= std::min(server.dirty, dirty_before);
   server.last_save_ms = unix_ms;
+  last_bgsave_ok_ = true;  // as Redis: any save that succeeds lifts stop-writes-on-bgsave-error
   ++saves_;
 }
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import ServerProcess
+from support import read_exactly, send
 
 DEBUG = ("--enable-debug-command", "yes")
 
@@ -438,6 +439,60 @@ def test_failed_save_replies_err_and_bgsave_status_err(server_binary, tmp_path):
     d.mkdir()
     shutdown(s, "SAVE")
     assert (d / "dump.ccsnap").exists()
+
+
+MISCONF = ("MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+           "persist to disk. Commands that may modify the data set are disabled, because this "
+           "instance is configured to report errors during writes if RDB snapshotting fails "
+           "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about "
+           "the RDB error.")
+
+
+def test_a_failed_bgsave_under_save_rules_refuses_writes_until_a_save_succeeds(server_binary,
+                                                                               tmp_path):
+    """Redis's stop-writes-on-bgsave-error (default yes), with its text as redis-server 7.0 sends
+    it: writes and PING are refused, reads are not, MULTI/EXEC aborts, and any successful save
+    lifts it. Without save rules a failed BGSAVE refuses nothing."""
+    d = tmp_path / "gone"
+    d.mkdir()
+    s = start(server_binary, d)
+    c = s.client()
+    sock = s.raw()
+
+    def answers(command, reply):
+        send(sock, command.split())
+        got = read_exactly(sock, reply)
+        assert got == reply, f"{command}: {got!r}"
+
+    misconf = b"-" + MISCONF.encode() + b"\r\n"
+    c.set("a", "1")
+    d.rmdir()
+    with pytest.raises(Exception):
+        c.execute_command("BGSAVE")
+    assert info(c)["rdb_last_bgsave_status"] == "err"
+    assert c.set("b", "2") is True  # no save rules: nothing refused
+    assert c.config_get("stop-writes-on-bgsave-error") == {"stop-writes-on-bgsave-error": "yes"}
+
+    c.config_set("save", "3600 1")
+    answers("SET b 3", misconf)
+    answers("PING", misconf)
+    answers("INCR n", misconf)
+    answers("GET b", b"$1\r\n2\r\n")  # reads go on
+    answers("MULTI", b"+OK\r\n")
+    answers("SET b 4", misconf)
+    answers("EXEC", b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+
+    c.config_set("stop-writes-on-bgsave-error", "no")
+    answers("SET b 5", b"+OK\r\n")
+    c.config_set("stop-writes-on-bgsave-error", "yes")
+    answers("DEL b", misconf)
+    d.mkdir()
+    assert c.execute_command("SAVE") == b"OK"  # a save that succeeds lifts the refusal
+    assert info(c)["rdb_last_bgsave_status"] == "ok"
+    answers("SET b 6", b"+OK\r\n")
+    answers("PING", b"+PONG\r\n")
+    sock.close()
+    shutdown(s)
 
 
 def test_save_rules_trigger_a_bgsave(server_binary, tmp_path):

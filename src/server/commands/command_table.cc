@@ -9,6 +9,7 @@
 #include "chronocache/base/assert.h"
 #include "server/commands/errors.h"
 #include "server/cycle_clock.h"
+#include "server/snapshots.h"
 
 namespace chronocached {
 namespace {
@@ -170,14 +171,14 @@ void feed_monitors(CommandContext& ctx) {
   }
 }
 
-// A command that may grow memory: flagged denyoom, or an EXEC whose queue holds one (Redis's
-// is_denyoom_command, with mstate.cmd_flags).
-bool may_grow_memory(const ClientState& client, const ResolvedCommand& command) {
-  if ((command.spec->flags & kDenyOom) != 0) return true;
+// The command carries `flag`, or it is an EXEC whose queue holds a command that does (Redis's
+// is_denyoom_command and is_write_command, with mstate.cmd_flags).
+bool carries_flag(const ClientState& client, const ResolvedCommand& command, std::uint32_t flag) {
+  if ((command.spec->flags & flag) != 0) return true;
   if (command.top->name != "exec" || !client.in_multi) return false;
   for (const std::vector<std::string>& queued : client.queued) {
     const CommandSpec* spec = queued.empty() ? nullptr : find_command(queued[0]);
-    if (spec != nullptr && (spec->flags & kDenyOom) != 0) return true;
+    if (spec != nullptr && (spec->flags & flag) != 0) return true;
   }
   return false;
 }
@@ -192,7 +193,16 @@ bool refused_for_memory(CommandContext& ctx, const ResolvedCommand& command) {
   const std::string_view name = command.top->name;
   const bool queue_grows = ctx.client.in_multi && name != "exec" && name != "discard" &&
                            name != "quit" && name != "reset";
-  return queue_grows || may_grow_memory(ctx.client, command);
+  return queue_grows || carries_flag(ctx.client, command, kDenyOom);
+}
+
+// Redis's writeCommandsDeniedByDiskError: the last BGSAVE failed, save points are set and
+// stop-writes-on-bgsave-error is yes. Writes are refused, and PING too (as Redis: a health check
+// that pings sees the problem), until a save succeeds.
+bool refused_for_disk(const CommandContext& ctx, const ResolvedCommand& command) {
+  const ServerConfig& config = ctx.server.config;
+  if (!config.stop_writes_on_bgsave_error || config.save.empty()) return false;
+  return command.top->name == "ping" || carries_flag(ctx.client, command, kWrite);
 }
 
 }  // namespace
@@ -274,6 +284,9 @@ void execute(CommandContext& ctx) {
     } else if (memory.pending()) {
       memory.background_step(ctx.now);
     }
+  }
+  if (!ctx.server.snapshots.last_bgsave_ok()) [[unlikely]] {
+    if (refused_for_disk(ctx, command)) return reject(ctx, &command, errors::kMisconf);
   }
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
     ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());

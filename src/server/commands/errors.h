@@ -31,6 +31,13 @@ inline constexpr std::string_view kExecAbort =
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 // Redis's shared.oomerr, verbatim: over maxmemory with nothing left to evict.
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+// Redis's shared.bgsaveerr, verbatim (clients match it): stop-writes-on-bgsave-error refusing.
+inline constexpr std::string_view kMisconf =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
 inline constexpr std::string_view kBitOffset = "ERR offset is out of range";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

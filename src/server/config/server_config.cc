@@ -246,6 +246,7 @@ const std::vector<ConfigParam>& params() {
                   true},
       ConfigParam{"save", [](const ServerConfig& c) { return c.save; }, set_save, true},
       bool_param<&ServerConfig::ignore_snapshot_errors>("ignore-snapshot-errors", true),
+      bool_param<&ServerConfig::stop_writes_on_bgsave_error>("stop-writes-on-bgsave-error", true),
       ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; }, set_appendonly,
                   true},
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
@@ -270,7 +271,8 @@ const char* const kUsage =
     "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
     "          tcp-backlog hz maxmemory maxmemory-policy loglevel logfile dir dbfilename\n"
-    "          save ignore-snapshot-errors appendonly enable-debug-command\n";
+    "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
+    "          enable-debug-command\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 

@@ -55,6 +55,9 @@ struct ServerConfig {
   // A snapshot that cannot be loaded at start stops the server (as Redis); with this, it starts
   // empty instead and says why.
   bool ignore_snapshot_errors = false;
+  // Redis's stop-writes-on-bgsave-error: once a BGSAVE failed while save points are set, writes
+  // (and PING) are refused with -MISCONF until a save succeeds.
+  bool stop_writes_on_bgsave_error = true;
   std::string appendonly = "no";
   bool enable_debug_command = false;
   std::string config_file;  // the file read at start, for CONFIG REWRITE
