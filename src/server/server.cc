@@ -311,7 +311,7 @@ void Server::on_tick() {
   // own time budget (maxmemory-eviction-tenacity).
   state_.memory.background_step(now_);
   // BGSAVE's capture slice, its end, and the save rules.
-  state_.snapshots.step(state_, now_, unix_ms_);
+  state_.snapshots.step(state_, now_, unix_ms_, [this] { return loop_.events_waiting(); });
 }
 
 bool Server::load_snapshot() {

@@ -207,21 +207,27 @@ Snapshots::Start Snapshots::start_bgsave(ServerState& server, TimePoint now, std
   return Start::kStarted;
 }
 
-// Hands over pending groups until every capture is complete or the slice is used up; the clock
-// is read between calls of kSlotsPerCall slots (a few microseconds each), not per group.
-void Snapshots::advance_capture() {
+// Hands over pending groups until every capture is complete, the slice is used up or a client
+// is waiting; the clock and the clients are looked at between calls of kSlotsPerCall slots (tens
+// of microseconds each), not per group.
+void Snapshots::advance_capture(const std::function<bool()>& clients_waiting) {
   constexpr std::size_t kSlotsPerCall = 1024;
   if (slice_slots_ == 0) return;  // paused by DEBUG SNAPSHOT-SLICE 0
   const auto stop_at = std::chrono::steady_clock::now() + kStepBudget;
   std::size_t left = slice_slots_;
+  bool stepped = false;
   bool complete = true;
   for (auto& sink : sinks_) {
     Engine& engine = sink->engine();
-    while (engine.capturing()) {
-      if (left == 0 || std::chrono::steady_clock::now() >= stop_at) break;
+    while (engine.capturing() && left != 0) {
+      if (stepped && (std::chrono::steady_clock::now() >= stop_at || clients_waiting())) {
+        left = 0;  // the slice ends here, for every engine
+        break;
+      }
       const std::size_t slots = std::min(left, kSlotsPerCall);
       if (left != kUnlimited) left -= slots;
       engine.capture_step(slots);
+      stepped = true;
     }
     if (engine.capturing()) complete = false;
   }
@@ -262,8 +268,9 @@ std::optional<SavePoint> Snapshots::rule_due(const ServerState& server,
   return std::nullopt;
 }
 
-void Snapshots::step(ServerState& server, TimePoint now, std::int64_t unix_ms) {
-  if (phase_ == Phase::kCapturing) advance_capture();
+void Snapshots::step(ServerState& server, TimePoint now, std::int64_t unix_ms,
+                     const std::function<bool()>& clients_waiting) {
+  if (phase_ == Phase::kCapturing) advance_capture(clients_waiting);
   if (phase_ == Phase::kCommitting && writer_->commit_done()) finish_bgsave(server, unix_ms);
   if (phase_ != Phase::kIdle || (server.config.save.empty() && !scheduled_)) return;
   if (!scheduled_) {

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,8 +60,10 @@ class Snapshots {
   // BGSAVE SCHEDULE while one runs: another starts when it ends.
   void schedule_bgsave() { scheduled_ = true; }
   // From the loop's tick: advances a running BGSAVE, finishes it, or starts one that a save rule
-  // or SCHEDULE asks for.
-  void step(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms);
+  // or SCHEDULE asks for. The capture's slice ends early once `clients_waiting()` says a client
+  // is waiting, after at least one step (so a BGSAVE under full load still moves every tick).
+  void step(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms,
+            const std::function<bool()>& clients_waiting);
   // Stops a running BGSAVE and removes its temporary file (SHUTDOWN, DEBUG RELOAD).
   void abandon_bgsave(ServerState& server);
 
@@ -96,7 +99,7 @@ class Snapshots {
 
  private:
   enum class Phase { kIdle, kCapturing, kCommitting };
-  void advance_capture();
+  void advance_capture(const std::function<bool()>& clients_waiting);
   void finish_bgsave(ServerState& server, std::int64_t unix_ms);
   std::optional<SavePoint> rule_due(const ServerState& server, std::int64_t unix_ms) const;
   void save_succeeded(ServerState& server, std::int64_t unix_ms, std::uint64_t dirty_before);

@@ -71,4 +71,9 @@ void EventLoop::run(const std::function<int()>& tick_ms, const std::function<voi
   }
 }
 
+bool EventLoop::events_waiting() const {
+  epoll_event event{};
+  return epoll_wait(epoll_fd_, &event, 1, 0) > 0;
+}
+
 }  // namespace chronocached::net

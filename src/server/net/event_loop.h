@@ -39,6 +39,9 @@ class EventLoop {
   void run(const std::function<int()>& tick_ms, const std::function<void()>& on_wakeup,
            const std::function<void()>& after_batch, const std::function<void()>& on_tick);
   void stop() { running_ = false; }
+  // True when a descriptor is ready right now. Level-triggered, so asking consumes nothing: work
+  // done in slices (a BGSAVE's capture) asks between steps and gives the CPU back to clients.
+  bool events_waiting() const;
 
  private:
   int epoll_fd_ = -1;
