@@ -4,11 +4,12 @@
 // BGSAVE without fork(). Every database's engine begins a point-in-time capture at one `now`
 // (chronocache/capture.h): every 16-slot group is marked pending, and each reaches an EngineSink
 // exactly once, either because the loop's tick walks it (step(), a slice of at most kStepBudget
-// per wakeup) or because a write is about to change it (the engine hands it over first). So the
-// file holds exactly the contents at the BGSAVE's start while clients keep reading and writing, and
-// no page is duplicated (Redis's fork can double memory under writes). Entries go to a
-// SnapshotWriter whose worker thread compresses, checksums and writes; when every capture is
-// complete the worker also fsyncs and renames (start_commit), and the tick polls for the end.
+// per tick that ends early when a client waits) or because a write is about to change it (the
+// engine hands it over first). So the file holds exactly the contents at the BGSAVE's start
+// while clients keep reading and writing, and no page is duplicated (Redis's fork can double
+// memory under writes). Entries go to a SnapshotWriter whose worker thread compresses, checksums
+// and writes; when every capture is complete the worker also fsyncs and renames (start_commit),
+// and the tick polls for the end.
 //
 //   BGSAVE ──begin_capture(all engines)──► kCapturing ──all complete──► kCommitting ──done──► idle
 //                    │ step(): ≤ kStepBudget of capture_step per tick, tick ≤ 1 ms meanwhile
@@ -16,7 +17,8 @@
 //
 // A capture belongs to an engine, not to a database number: SWAPDB moves engines between Db
 // objects during a capture, and each sink keeps the number its engine had at the start.
-// FLUSHDB/FLUSHALL complete the capture inside the engine's clear() first.
+// FLUSHDB/FLUSHALL complete the capture inside the engine's clear() first (under save rules
+// FLUSHALL abandons it instead and saves the emptied data set, as Redis).
 #pragma once
 
 #include <chrono>
@@ -39,8 +41,8 @@ class EngineSink;
 
 class Snapshots {
  public:
-  // The longest one tick spends advancing a BGSAVE's capture: a GET that arrives meanwhile waits
-  // at most this long (the expiry slice's budget, for the same reason).
+  // The longest one tick spends advancing a BGSAVE's capture (the expiry slice's budget, for the
+  // same reason); a slice also ends early once a client is waiting (step()).
   static constexpr auto kStepBudget = std::chrono::microseconds(250);
   // After a failed BGSAVE, save rules wait this long before trying again (Redis's
   // CONFIG_BGSAVE_RETRY_DELAY): a full disk is not hammered every tick.
