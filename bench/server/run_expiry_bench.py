@@ -17,8 +17,8 @@ Each server in turn, alone on the machine, pinned to CPU 0 with taskset (redis-s
      time: chronocached's used_memory comes from glibc's mallinfo2, which walks the heap's free
      lists; after a million frees one call took ~25 ms of server CPU (perf), which at 10 calls a
      second swamped what expiry costs and stalled the probe.
-  3. Meanwhile a probe process sends GET p:<random> at --probe-rate per second on its own
-     connection and times each round trip.
+  3. Meanwhile a probe process sends GET p:<random> at --probe-rate per second on average, at
+     random (Poisson) moments, on its own connection and times each round trip.
 
 Reported for each server:
   * lag: at each sample t, of the volatile keys whose deadline passed more than 1 s before t, the
@@ -187,7 +187,6 @@ def probe(port, persistent_keys, rate, cpu, niceness, stop_at, out):
     raise_priority(0, niceness)
     conn = Connection(port)
     rnd = random.Random(7)
-    period = 1.0 / rate
     samples = []
     next_send = time.monotonic()
     while True:
@@ -203,7 +202,9 @@ def probe(port, persistent_keys, rate, cpu, niceness, stop_at, out):
         samples.append((sent_at, (time.perf_counter() - start) * 1e6))
         if value != VALUE:
             samples.append((sent_at, -1.0))  # a persistent key went missing: reported below
-        next_send += period
+        # Exponential gaps (Poisson arrivals): a fixed 1 ms period locks onto the server's 1 ms
+        # tick in a phase that differs between runs (run_snapshot_bench.py's probe showed it).
+        next_send += rnd.expovariate(rate)
         if next_send < time.monotonic() - 1.0:  # fell far behind: do not burst to catch up
             next_send = time.monotonic()
     conn.close()
