@@ -240,8 +240,8 @@ class Cache {
     capture_ = &sink;
     capture_now_ = now;
   }
-  // Hands over pending chunks (sixteenths of a segment) until about `slots` slots were examined;
-  // true once the capture is complete (then capturing() is false and the sink is no longer used).
+  // Hands over pending chunks (16-slot groups) until about `slots` slots were examined; true once
+  // the capture is complete (then capturing() is false and the sink is no longer used).
   bool capture_step(std::size_t slots) {
     std::size_t examined = 0;
     while (capture_ != nullptr && examined < slots) {
@@ -366,16 +366,8 @@ class Cache {
   // capture delivers). The server's GET path.
   template <class Q>
   CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h, TimePoint now) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
-    const Ref ref = table_.find(key, h.value);
-    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
-      policy_.on_access(ref.slot->meta);
-      ++stats_.hits;
-      return &ref.slot->key;
-    }
-    if (ref) erase_expired(ref);
-    ++stats_.misses;
-    return nullptr;
+    const Ref ref = read_live(key, h, now, Access::kRead);
+    return ref ? &ref.slot->key : nullptr;
   }
 
   // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
@@ -663,13 +655,21 @@ class Cache {
     return true;
   }
 
-  // The live entry for find_prehashed and find_key_prehashed; an expired one it meets is removed
-  // (out of line, as in expired_miss). kRead counts a hit or a miss and tells the policy.
+  // The live entry for find_prehashed and find_key_prehashed, whose callers may change it through
+  // the pointer they get: a running capture is handed its chunk first.
   template <class Q>
   CC_ALWAYS_INLINE Ref find_live(const Q& key, Hashed h, TimePoint now, Access access) {
+    const Ref ref = read_live(key, h, now, access);
+    if (ref) before_write(ref);
+    return ref;
+  }
+  // The live entry, for a read; an expired one it meets is removed (out of line, as in
+  // expired_miss; a capture may leave it out, capture.h). kRead counts a hit or a miss and tells
+  // the policy.
+  template <class Q>
+  CC_ALWAYS_INLINE Ref read_live(const Q& key, Hashed h, TimePoint now, Access access) {
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
-    if (ref) before_write(ref);  // the caller may change the entry through the pointer it gets
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
       if (access == Access::kRead) {
         policy_.on_access(ref.slot->meta);

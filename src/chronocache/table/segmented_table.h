@@ -456,6 +456,7 @@ class SegmentedTable {
     capture_left_ = 0;
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       const unsigned chunks = chunk_count(segments_[i]);
+      CC_ASSERT(chunks <= kCaptureChunks);  // group counts are powers of two
       for (unsigned w = 0; w * 64 < chunks; ++w) {
         const unsigned bits = std::min(64u, chunks - w * 64);
         capture_pending_[i * kMaskWords + w] =

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "server/commands/arguments.h"
@@ -61,19 +62,17 @@ constexpr std::size_t kMaxLongDoubleChars = 5 * 1024;
 // ---- Lookup ---------------------------------------------------------------------------------
 
 // The live string at `key` in `value` (nullptr when missing). False, after replying `wrong_type`,
-// when the key holds another type: not possible yet, as every value is a string.
-bool lookup_string(CommandContext& ctx, std::string_view key, Blob*& value,
+// when the key holds another type: not possible yet, as every value is a string. A `const Blob*`
+// (GET, STRLEN, GETRANGE, LCS) is looked up through Db::find, which a running BGSAVE's capture
+// need not wait for; a `Blob*` (APPEND, SETRANGE, ...) through find_mutable.
+template <class BlobPtr>
+bool lookup_string(CommandContext& ctx, std::string_view key, BlobPtr& value,
                    std::string_view wrong_type = errors::kWrongType) {
   static_cast<void>(wrong_type);
-  value = ctx.db().find_mutable(key, ctx.now);
-  return true;
-}
-// The same for commands that only read the value (GET, STRLEN, GETRANGE, LCS): through Db::find,
-// which a running BGSAVE's capture does not have to wait for.
-bool lookup_string(CommandContext& ctx, std::string_view key, const Blob*& value,
-                   std::string_view wrong_type = errors::kWrongType) {
-  static_cast<void>(wrong_type);
-  value = ctx.db().find(key, ctx.now);
+  if constexpr (std::is_const_v<std::remove_pointer_t<BlobPtr>>)
+    value = ctx.db().find(key, ctx.now);
+  else
+    value = ctx.db().find_mutable(key, ctx.now);
   return true;
 }
 

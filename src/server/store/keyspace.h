@@ -189,8 +189,8 @@ class Db {
   Engine& capture_engine() { return *engine_; }
   // Makes room for `entries` before a load.
   void reserve(std::size_t entries) { engine_->reserve(entries); }
-  // Stores one loaded record (its hash from prefetch_table): the engine's insert directly, no
-  // lookup first and no watcher told (nobody is connected yet).
+  // Stores one loaded record (its hash from prefetch_table) with the engine's put, straight: no
+  // rehash, no watcher told (nobody is connected yet).
   void load_record(Blob&& record, std::uint64_t hash, TimePoint deadline, TimePoint now) {
     if (deadline != kNoExpiry) ++deadline_writes_;
     engine_->put_prehashed(std::move(record), NoValue{}, deadline, chronocache::Hashed{hash}, now);
