@@ -371,27 +371,23 @@ void Server::run() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  loop_.run([this] { return tick_ms(); },
-            [this] {
-              refresh_clock();
-              if (g_stop_signal != 0) {
-                log("warning", std::string("Received ") +
-                                   (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
-                                   " scheduling shutdown...");
-                g_stop_signal = 0;
-                // As Redis: save first when save rules are configured; a failed save keeps the
-                // server running (a second signal tries again).
-                const bool save = !state_.config.save.empty();
-                if (state_.snapshots.prepare_shutdown(state_, save, now_, unix_ms_)) {
-                  state_.shutdown_requested = true;
-                } else {
-                  log("warning",
-                      "Errors trying to shut down the server. Check the logs for more "
-                      "information.");
-                }
-              }
-            },
-            [this] { after_batch(); }, [this] { on_tick(); });
+  loop_.run(
+      [this] { return tick_ms(); },
+      [this] {
+        refresh_clock();
+        if (g_stop_signal != 0) {
+          log("warning", std::string("Received ") +
+                             (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                             " scheduling shutdown...");
+          g_stop_signal = 0;
+          // As Redis: save first when save rules are configured; a failed save keeps the
+          // server running (a second signal tries again).
+          const bool save = !state_.config.save.empty();
+          if (state_.snapshots.prepare_shutdown(state_, save, /*force=*/false, now_, unix_ms_))
+            state_.shutdown_requested = true;
+        }
+      },
+      [this] { after_batch(); }, [this] { on_tick(); });
   log("warning", "chronocached is now ready to exit, bye bye...");
 }
 

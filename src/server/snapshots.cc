@@ -304,7 +304,7 @@ void Snapshots::abandon_bgsave(ServerState& server) {
   log(server, "warning", "Background saving abandoned");
 }
 
-bool Snapshots::prepare_shutdown(ServerState& server, bool save_first, TimePoint now,
+bool Snapshots::prepare_shutdown(ServerState& server, bool save_first, bool force, TimePoint now,
                                  std::int64_t unix_ms) {
   if (bgsave_in_progress()) {
     log(server, "warning", "There is a background save in progress. Stopping it!");
@@ -312,11 +312,15 @@ bool Snapshots::prepare_shutdown(ServerState& server, bool save_first, TimePoint
   }
   if (!save_first) return true;
   log(server, "notice", "Saving the final snapshot before exiting.");
-  if (!save(server, now, unix_ms)) {
-    log(server, "warning", "Error trying to save the DB, can't exit.");
-    return false;
+  if (save(server, now, unix_ms)) return true;
+  if (force) {  // Redis's texts, both ways
+    log(server, "warning", "Error trying to save the DB. Exit anyway.");
+    return true;
   }
-  return true;
+  log(server, "warning", "Error trying to save the DB, can't exit.");
+  log(server, "warning",
+      "Errors trying to shut down the server. Check the logs for more information.");
+  return false;
 }
 
 Snapshots::LoadResult Snapshots::load(ServerState& server, TimePoint now, std::int64_t unix_ms) {

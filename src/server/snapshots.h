@@ -69,9 +69,9 @@ class Snapshots {
   // Stops a running BGSAVE and removes its temporary file (SHUTDOWN, DEBUG RELOAD).
   void abandon_bgsave(ServerState& server);
 
-  // SHUTDOWN [SAVE|NOSAVE] and SIGTERM: stops a BGSAVE, then saves if `save`. False when that
-  // save failed: the server must keep running (Redis).
-  bool prepare_shutdown(ServerState& server, bool save, chronocache::TimePoint now,
+  // SHUTDOWN [SAVE|NOSAVE] [FORCE] and SIGTERM: stops a BGSAVE, then saves if `save`. False
+  // when that save failed and not `force`: the server must keep running (Redis).
+  bool prepare_shutdown(ServerState& server, bool save, bool force, chronocache::TimePoint now,
                         std::int64_t unix_ms);
 
   struct LoadResult {

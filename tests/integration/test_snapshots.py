@@ -495,6 +495,23 @@ def test_a_failed_bgsave_under_save_rules_refuses_writes_until_a_save_succeeds(s
     shutdown(s)
 
 
+def test_shutdown_force_exits_even_when_its_save_fails(server_binary, tmp_path):
+    d = tmp_path / "gone"
+    d.mkdir()
+    s = start(server_binary, d)
+    c = s.client()
+    c.set("a", "1")
+    d.rmdir()
+    try:
+        c.execute_command("SHUTDOWN", "SAVE", "FORCE")
+    except Exception:  # the connection closes instead of a reply
+        pass
+    assert s.proc.wait(timeout=30) == 0, "".join(s.log)
+    s.stop()
+    assert any("Error trying to save the DB. Exit anyway." in l for l in s.log), "".join(s.log)
+    assert not any("can't exit" in l for l in s.log)
+
+
 def test_save_rules_trigger_a_bgsave(server_binary, tmp_path):
     s = start(server_binary, tmp_path)
     c = s.client()

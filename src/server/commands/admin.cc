@@ -109,13 +109,8 @@ void shutdown(CommandContext& ctx) {
   ServerState& server = ctx.server;
   if (server.log) server.log("warning", "User requested shutdown...");
   const bool save_first = save || (!nosave && !server.config.save.empty());
-  if (!server.snapshots.prepare_shutdown(server, save_first, ctx.now, ctx.unix_ms) && !force) {
-    if (server.log) {
-      server.log("warning",
-                 "Errors trying to shut down the server. Check the logs for more information.");
-    }
+  if (!server.snapshots.prepare_shutdown(server, save_first, force, ctx.now, ctx.unix_ms))
     return ctx.reply.error(kShutdownFailed);
-  }
   server.shutdown_requested = true;
 }
 
