@@ -522,7 +522,9 @@ def test_save_rules_trigger_a_bgsave(server_binary, tmp_path):
     c.set("a", 1)
     c.set("b", 2)
     c.execute_command("DEBUG", "ADVANCE-CLOCK", 101_000)
-    time.sleep(0.05)
+    # Blocks the loop for longer than its longest tick (100 ms at hz 10), so a tick, which checks
+    # the save rules, runs before the next command is read: not a sleep that hopes.
+    c.execute_command("DEBUG", "SLEEP", "0.11")
     assert info(c)["rdb_saves"] == 0  # two changes: not enough
     c.set("c", 3)
     deadline = time.monotonic() + 30
