@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "server/base/version.h"
 #include "server/config/server_config.h"
 #include "server/server.h"
-#include "server/version.h"
 
 int main(int argc, char** argv) {
   using namespace chronocached;
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Server server(std::move(load.config));
-  server.state().executable = argv[0];
+  server.state().process.executable = argv[0];
   std::string error;
   if (!server.listen(error)) {
     server.log("warning", error);
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   }
   server.log("notice", std::string("chronocached ") + kVersion + " started, pid " +
                            std::to_string(::getpid()) + ", port " +
-                           std::to_string(server.state().tcp_port));
+                           std::to_string(server.state().process.tcp_port));
   // Before "Ready": a client must never see a half-loaded data set (tools wait for that line).
   if (!server.load_snapshot()) return 1;
   server.log("notice", "Ready to accept connections tcp");

@@ -96,16 +96,19 @@ class Server::Listener final : public net::EventLoop::Handler {
 };
 
 Server::Server(ServerConfig config)
-    : state_(std::move(config), [] {
-        std::random_device rd;
-        return (std::uint64_t{rd()} << 32) ^ rd();
-      }()) {
+    : state_(
+          std::move(config),
+          [] {
+            std::random_device rd;
+            return (std::uint64_t{rd()} << 32) ^ rd();
+          }(),
+          &now_,
+          Logger([this](const char* level, const std::string& message) { log(level, message); })) {
   refresh_clock();
-  state_.start_ms = unix_ms_;
-  state_.last_save_ms = unix_ms_;  // as Redis: save rules count from the start
-  state_.log = [this](const char* level, const std::string& message) { log(level, message); };
+  state_.process.start_ms = unix_ms_;
+  state_.snapshots.set_last_save(unix_ms_);  // as Redis: save points count from the start
   static const char kHex[] = "0123456789abcdef";
-  for (int i = 0; i < 40; ++i) state_.run_id.push_back(kHex[state_.random() % 16]);
+  for (int i = 0; i < 40; ++i) state_.process.run_id.push_back(kHex[state_.random() % 16]);
   expiry_pacers_.resize(state_.keyspace.count());
   next_housekeeping_ = now_;
 }
@@ -126,8 +129,7 @@ void Server::refresh_clock() {
                                            engine_now.time_since_epoch())
                                            .count();
   }
-  now_ = engine_now + std::chrono::milliseconds(state_.clock_offset_ms);
-  state_.batch_now = now_;
+  now_ = engine_now + std::chrono::milliseconds(state_.debug.clock_offset_ms);
   unix_ms_ =
       std::chrono::duration_cast<std::chrono::milliseconds>(now_.time_since_epoch()).count() +
       wall_offset_ms_;
@@ -215,8 +217,8 @@ bool Server::listen(std::string& error) {
       error.clear();
       continue;
     }
-    state_.tcp_port = net::local_port(fd);
-    port = state_.tcp_port;
+    state_.process.tcp_port = net::local_port(fd);
+    port = state_.process.tcp_port;
     listeners_.push_back(std::make_unique<Listener>(*this, fd));
     loop_.add(fd, true, false, listeners_.back().get());
   }
@@ -248,8 +250,8 @@ void Server::accept_from(int listen_fd) {
       refuse(kProtectedMode);
       continue;
     }
-    const std::uint64_t id = state_.next_client_id++;
-    sessions_.emplace(id, std::make_unique<Session>(*this, fd, id));
+    const std::uint64_t id = next_client_id_++;
+    sessions_.emplace(id, std::make_unique<Session>(*this, state_, loop_, fd, id));
   }
 }
 
@@ -257,9 +259,9 @@ void Server::close_session(std::uint64_t id) { sessions_.erase(id); }
 
 void Server::after_batch() {
   // By id, from a copy: on_ready() may run a monitor's buffered commands (it was paused), and
-  // MONITOR or RESET among them changes state_.monitors.
+  // MONITOR or RESET among them changes state_.clients.monitors.
   monitor_ids_.clear();
-  for (const ClientState* monitor : state_.monitors) monitor_ids_.push_back(monitor->id);
+  for (const ClientState* monitor : state_.clients.monitors) monitor_ids_.push_back(monitor->id);
   for (std::uint64_t id : monitor_ids_) {
     const auto it = sessions_.find(id);
     if (it != sessions_.end() && it->second->has_output()) {
@@ -268,13 +270,13 @@ void Server::after_batch() {
   }
   // CLIENT KILL closes at once, as Redis's freeClient: what the socket takes now is sent, the
   // rest dropped. (Waiting for the flush would spare a killed client that does not read.)
-  for (std::uint64_t id : state_.kill_list) {
+  for (std::uint64_t id : state_.clients.kill_list) {
     const auto it = sessions_.find(id);
     if (it == sessions_.end()) continue;
     it->second->flush();
     finished_.push_back(id);
   }
-  state_.kill_list.clear();
+  state_.clients.kill_list.clear();
   // Sessions report their end (schedule_close); they are destroyed here, never from inside their
   // own handler. An id may be listed twice: erase is idempotent.
   for (std::uint64_t id : finished_) close_session(id);
@@ -285,7 +287,7 @@ void Server::after_batch() {
 int Server::tick_ms() const {
   const chronocache::Duration longest = housekeeping_period(state_.config.hz);
   chronocache::Duration tick = longest;
-  if (state_.active_expire) {
+  if (state_.debug.active_expire) {
     for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
       const Engine& engine = state_.keyspace.db(i).engine();
       if (!engine.may_hold_expired(now_)) continue;  // nothing due: no reason to wake up
@@ -311,11 +313,11 @@ void Server::on_tick() {
   // own time budget (maxmemory-eviction-tenacity).
   state_.memory.background_step(now_);
   // BGSAVE's capture slice, its end, and the save rules.
-  state_.snapshots.step(state_, now_, unix_ms_, [this] { return loop_.events_waiting(); });
+  state_.snapshots.step(now_, unix_ms_, [this] { return loop_.events_waiting(); });
 }
 
 bool Server::load_snapshot() {
-  const Snapshots::LoadResult result = state_.snapshots.load(state_, now_, unix_ms_);
+  const Snapshots::LoadResult result = state_.snapshots.load(now_, unix_ms_);
   if (result.ok) return true;
   if (state_.config.ignore_snapshot_errors) {
     log("warning", "Error loading the snapshot: " + result.error);
@@ -355,7 +357,7 @@ void Server::expire_slice() {
   const auto keep_going = [&] { return std::chrono::steady_clock::now() < stop_at; };
   for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
     chronocache::ExpiryPacer& pacer = expiry_pacers_[i];
-    if (!state_.active_expire) {
+    if (!state_.debug.active_expire) {
       pacer.idle(now_);
       continue;
     }
@@ -371,23 +373,22 @@ void Server::run() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  loop_.run(
-      [this] { return tick_ms(); },
-      [this] {
-        refresh_clock();
-        if (g_stop_signal != 0) {
-          log("warning", std::string("Received ") +
-                             (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
-                             " scheduling shutdown...");
-          g_stop_signal = 0;
-          // As Redis: save first when save rules are configured; a failed save keeps the
-          // server running (a second signal tries again).
-          const bool save = !state_.config.save.empty();
-          if (state_.snapshots.prepare_shutdown(state_, save, /*force=*/false, now_, unix_ms_))
-            state_.shutdown_requested = true;
-        }
-      },
-      [this] { after_batch(); }, [this] { on_tick(); });
+  loop_.run([this] { return tick_ms(); },
+            [this] {
+              refresh_clock();
+              if (g_stop_signal != 0) {
+                log("warning", std::string("Received ") +
+                                   (g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                   " scheduling shutdown...");
+                g_stop_signal = 0;
+                // As Redis: save first when save rules are configured; a failed save keeps the
+                // server running (a second signal tries again).
+                const bool save = state_.snapshots.has_save_points();
+                if (state_.snapshots.prepare_shutdown(save, /*force=*/false, now_, unix_ms_))
+                  state_.shutdown_requested = true;
+              }
+            },
+            [this] { after_batch(); }, [this] { on_tick(); });
   log("warning", "chronocached is now ready to exit, bye bye...");
 }
 

@@ -18,15 +18,16 @@
 #include <vector>
 
 #include "chronocache/expiry/expiry_pacer.h"
-#include "server/cycle_clock.h"
+#include "server/base/cycle_clock.h"
 #include "server/net/event_loop.h"
 #include "server/server_state.h"
+#include "server/session_host.h"
 
 namespace chronocached {
 
 class Session;
 
-class Server {
+class Server final : public SessionHost {
  public:
   explicit Server(ServerConfig config);
   ~Server();
@@ -40,13 +41,13 @@ class Server {
   void run();
 
   ServerState& state() { return state_; }
-  net::EventLoop& loop() { return loop_; }
-  // The engine clock reading and wall clock for the current batch.
-  chronocache::TimePoint now() const { return now_; }
-  std::int64_t unix_ms() const { return unix_ms_; }
-  void refresh_clock();
-  void schedule_close(std::uint64_t id) { finished_.push_back(id); }
   void log(const char* level, const std::string& message);
+
+  // SessionHost: the batch's clocks, and sessions' ends.
+  chronocache::TimePoint now() const override { return now_; }
+  std::int64_t unix_ms() const override { return unix_ms_; }
+  void refresh_clock() override;
+  void schedule_close(std::uint64_t id) override { finished_.push_back(id); }
 
  private:
   class Listener;
@@ -60,12 +61,14 @@ class Server {
   void expire_slice();
   void close_session(std::uint64_t id);
 
+  // Before state_: the engines' LoopClock reads now_ (ServerState's batch_now).
+  chronocache::TimePoint now_{};
   ServerState state_;
   net::EventLoop loop_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Session>> sessions_;
   CycleRate cycle_rate_;  // converts INFO commandstats' cycles to microseconds
-  chronocache::TimePoint now_{};
+  std::uint64_t next_client_id_ = 1;
   std::int64_t unix_ms_ = 0;
   static constexpr std::int64_t kNoWallOffset = INT64_MIN;
   std::int64_t wall_offset_ms_ = kNoWallOffset;  // unix ms minus engine-clock ms, fixed at start

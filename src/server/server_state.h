@@ -1,16 +1,19 @@
-// ServerState and ClientState: what command handlers may read and change.
+// ServerState: what command handlers may read and change, passed to them (never global).
 //
-// ServerState is one event loop's world: its config, keyspace, counters and clients. It is
-// passed to handlers, never global, so a second loop (one per core, later) is a second object.
-// ClientState is one connection's protocol-level state (database, auth, transaction, names);
-// the bytes and the socket belong to the session and the net layer, which handlers never see.
+// What only the server owns is not here: the event loop, the sessions, the batch's clock reading
+// and the next client id are Server's (server.h); a connection's bytes and socket are its
+// Session's. Each field below is marked with the scope it keeps once the server runs one event
+// loop per core (docs/design/threading.md):
+//   global       one per process, shared by every loop: settings, data, snapshots, the clients'
+//                registry (CLIENT LIST/KILL see every connection), process facts
+//   per loop     one per event loop, merged when read: counters, the random source, debug knobs
+// ClientState (client_state.h) is per connection.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,50 +22,14 @@
 #include <utility>
 #include <vector>
 
+#include "server/base/logger.h"
+#include "server/client_state.h"
 #include "server/config/server_config.h"
-#include "server/snapshots.h"
+#include "server/persist/snapshots.h"
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
 
 namespace chronocached {
-
-struct CommandSpec;
-
-enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };
-
-struct ClientState {
-  std::uint64_t id = 0;
-  std::string name;
-  std::string lib_name;
-  std::string lib_version;
-  std::string address;        // "ip:port" of the peer
-  std::string local_address;  // "ip:port" of our end
-  int fd = -1;
-  std::size_t db = 0;
-  int protocol = 2;
-  bool authenticated = false;
-  bool close_after_reply = false;  // QUIT, a protocol error, CLIENT KILL
-  bool monitor = false;
-  bool no_evict = false;
-  ReplyMode reply_mode = ReplyMode::kOn;
-  bool skip_next_reply = false;
-  std::int64_t created_ms = 0;      // wall clock, for CLIENT LIST age
-  std::int64_t last_active_ms = 0;  // wall clock, for idle and timeout
-  const CommandSpec* last_command = nullptr;
-  std::size_t query_buffer_bytes = 0;   // for CLIENT LIST qbuf
-  std::size_t output_buffer_bytes = 0;  // for CLIENT LIST omem
-  std::string* monitor_out = nullptr;   // the session's output buffer, for MONITOR lines
-
-  // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
-  bool in_multi = false;
-  bool multi_error = false;  // a command failed to queue: EXEC answers EXECABORT
-  std::vector<std::vector<std::string>> queued;
-  bool watching = false;
-  bool in_exec = false;  // EXEC is running the queue: MONITOR (and blocking) are refused
-  // WATCHed keys that were live at WATCH: one that is gone at EXEC expired meanwhile, which
-  // aborts the transaction as in Redis (the engine's expiry tells no watcher).
-  std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
-};
 
 struct CommandStats {
   std::uint64_t calls = 0;
@@ -115,51 +82,81 @@ struct ServerStats {
 inline MemoryBudget::Settings memory_settings(const ServerConfig& config) {
   MemoryBudget::Settings s;
   s.maxmemory = static_cast<std::size_t>(config.maxmemory);
-  const MaxmemoryPolicyInfo* policy = find_maxmemory_policy(config.maxmemory_policy);
+  const MaxmemoryPolicyName* policy = find_maxmemory_policy(config.maxmemory_policy);
   s.policy = policy != nullptr ? policy->policy : MaxmemoryPolicy::kNoEviction;
   s.samples = static_cast<std::size_t>(config.maxmemory_samples);
   s.tenacity = static_cast<unsigned>(config.maxmemory_eviction_tenacity);
   return s;
 }
 
-struct ServerState {
-  explicit ServerState(ServerConfig cfg, std::uint64_t hash_seed)
-      : config(std::move(cfg)),
-        keyspace(static_cast<std::size_t>(config.databases), hash_seed, &batch_now),
-        memory(keyspace),
-        random(hash_seed ^ 0x5bd1e995) {
-    memory.measure_baseline();
-    memory.configure(memory_settings(config));
-  }
+// Snapshots' settings, as SAVE, BGSAVE and the save points take them.
+inline Snapshots::Settings snapshot_settings(const ServerConfig& config) {
+  return Snapshots::Settings{.path = snapshot_path(config), .save_points = save_points(config)};
+}
 
-  ServerConfig config;
-  chronocache::TimePoint batch_now{};  // the engine clock at this batch's start (LoopClock)
-  Keyspace keyspace;
-  MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
-  ServerStats stats;
-  std::mt19937_64 random;
-  std::string run_id;             // 40 hex characters, new per process
-  std::int64_t start_ms = 0;      // wall clock at start
-  std::int64_t last_save_ms = 0;  // wall clock of the last successful save (start: start_ms)
-  int tcp_port = 0;               // the port actually bound
+// Facts about this process, fixed once it listens.
+struct ProcessInfo {
+  std::string run_id;         // 40 hex characters, new per process
+  std::int64_t start_ms = 0;  // wall clock at start
+  int tcp_port = 0;           // the port actually bound
   std::string executable;
-  std::unordered_map<std::uint64_t, ClientState*> clients;  // by id; owned by the sessions
+};
+
+// The connected clients as commands see them (CLIENT LIST, CLIENT KILL, MONITOR). The sessions
+// own the ClientStates and register them here for their lifetime.
+struct ClientRegistry {
+  std::unordered_map<std::uint64_t, ClientState*> by_id;
   std::vector<ClientState*> monitors;
   std::vector<std::uint64_t> kill_list;  // CLIENT KILL: closed by the server after the batch
-  bool shutdown_requested = false;
-  std::uint64_t next_client_id = 1;
-  std::uint64_t dirty = 0;           // writes since start (rdb_changes_since_last_save)
-  std::size_t used_memory_peak = 0;  // highest used_memory INFO has seen
-  // DEBUG ADVANCE-CLOCK (with enable-debug-command): moves both clocks forward, so tests of
-  // expiry run without sleeping (memcached's debugtime, for the same reason).
+};
+
+// DEBUG's knobs (enable-debug-command), for tests.
+struct DebugControls {
+  // DEBUG ADVANCE-CLOCK moves both clocks forward, so tests of expiry run without sleeping
+  // (memcached's debugtime, for the same reason).
   std::int64_t clock_offset_ms = 0;
-  bool clock_moved_in_batch = false;  // DEBUG ADVANCE-CLOCK ran: sessions re-read the clock
-  bool active_expire = true;          // DEBUG SET-ACTIVE-EXPIRE
-  // SAVE, BGSAVE, save rules, load at start (snapshots.h). After keyspace: destroyed
-  // first, so a running capture is abandoned while its engines still exist.
+  bool clock_moved = false;   // ADVANCE-CLOCK ran in this batch: the session re-reads the clock
+  bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
+};
+
+struct ServerState {
+  // `batch_now`: where the server keeps its batch's clock reading (the engines' LoopClock).
+  ServerState(ServerConfig cfg, std::uint64_t hash_seed, const chronocache::TimePoint* batch_now,
+              Logger log)
+      : config(std::move(cfg)),
+        logger(std::move(log)),
+        keyspace(static_cast<std::size_t>(config.databases), hash_seed, batch_now),
+        memory(keyspace),
+        snapshots(keyspace, logger),
+        random(hash_seed ^ 0x5bd1e995) {
+    memory.measure_baseline();
+    apply_config();
+  }
+
+  // After `config` changed (start, CONFIG SET): each module takes its own settings from it.
+  // maxmemory and its policy act at once (a smaller budget starts the background eviction).
+  void apply_config() {
+    memory.configure(memory_settings(config));
+    snapshots.configure(snapshot_settings(config));
+  }
+
+  // ---- Global ---------------------------------------------------------------------------------
+  ServerConfig config;
+  Logger logger;  // the server's log (Server::log)
+  Keyspace keyspace;
+  MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
+  // SAVE, BGSAVE, save points, load at start. After keyspace: destroyed first, so a running
+  // capture is abandoned while its engines still exist.
   Snapshots snapshots;
-  // The server's log (Server::log), for what handlers and the snapshot driver report.
-  std::function<void(const char* level, const std::string& message)> log;
+  ClientRegistry clients;
+  ProcessInfo process;
+  bool shutdown_requested = false;
+  std::size_t used_memory_peak = 0;  // highest used_memory INFO has seen
+
+  // ---- Per loop -------------------------------------------------------------------------------
+  ServerStats stats;
+  std::mt19937_64 random;
+  DebugControls debug;
 };
 
 // Wall-clock milliseconds from the system clock. Read once, at start, to fix the offset from

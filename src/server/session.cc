@@ -10,7 +10,6 @@
 #include "server/commands/command_table.h"
 #include "server/net/socket.h"
 #include "server/resp/reply_writer.h"
-#include "server/server.h"
 
 namespace chronocached {
 namespace {
@@ -25,34 +24,35 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 
 }  // namespace
 
-Session::Session(Server& server, int fd, std::uint64_t id) : server_(server), fd_(fd) {
+Session::Session(SessionHost& host, ServerState& state, net::EventLoop& loop, int fd,
+                 std::uint64_t id)
+    : host_(host), state_(state), loop_(loop), fd_(fd) {
   client_.id = id;
   client_.fd = fd;
   client_.address = net::peer_address(fd);
   client_.local_address = net::local_address(fd);
-  client_.created_ms = server.unix_ms();
-  client_.last_active_ms = server.unix_ms();
-  client_.authenticated = server.state().config.requirepass.empty();
+  client_.created_ms = host.unix_ms();
+  client_.last_active_ms = host.unix_ms();
+  client_.authenticated = state_.config.requirepass.empty();
   client_.monitor_out = &output_;
-  server.state().clients.emplace(id, &client_);
-  server.loop().add(fd, true, false, this);
+  state_.clients.by_id.emplace(id, &client_);
+  loop.add(fd, true, false, this);
 }
 
 Session::~Session() {
-  ServerState& state = server_.state();
-  state.memory.set_client_bytes(state.memory.client_bytes() - client_.query_buffer_bytes -
-                                client_.output_buffer_bytes);
-  state.clients.erase(client_.id);
-  std::erase(state.monitors, &client_);
-  if (client_.watching) state.keyspace.watches().unwatch_all(client_.id);
-  server_.loop().remove(fd_);
+  state_.memory.set_client_bytes(state_.memory.client_bytes() - client_.query_buffer_bytes -
+                                 client_.output_buffer_bytes);
+  state_.clients.by_id.erase(client_.id);
+  std::erase(state_.clients.monitors, &client_);
+  if (client_.watching) state_.keyspace.watches().unwatch_all(client_.id);
+  loop_.remove(fd_);
   close(fd_);
 }
 
 void Session::on_ready(std::uint32_t events) {
   if ((events & (EPOLLERR | EPOLLHUP)) != 0 && (events & EPOLLIN) == 0) {
     closed_ = true;
-    server_.schedule_close(client_.id);
+    host_.schedule_close(client_.id);
     return;
   }
   if ((events & EPOLLIN) != 0 && !paused_ && !client_.close_after_reply) read_and_process();
@@ -67,7 +67,7 @@ void Session::on_ready(std::uint32_t events) {
     flush();
   }
   update_interest();
-  if (closing()) server_.schedule_close(client_.id);
+  if (closing()) host_.schedule_close(client_.id);
 }
 
 void Session::read_and_process() {
@@ -88,14 +88,13 @@ void Session::read_and_process() {
     return;
   }
   input_.commit(static_cast<std::size_t>(n));
-  server_.state().stats.net_input_bytes += static_cast<std::size_t>(n);
-  client_.last_active_ms = server_.unix_ms();
+  state_.stats.net_input_bytes += static_cast<std::size_t>(n);
+  client_.last_active_ms = host_.unix_ms();
   process();
   // Checked after processing, so only a command that cannot complete within the limit counts.
-  if (input_.unread_size() >
-      static_cast<std::size_t>(server_.state().config.client_query_buffer_limit)) {
-    server_.log("warning", "Closing client that reached max query buffer length: id=" +
-                               std::to_string(client_.id) + " addr=" + client_.address);
+  if (input_.unread_size() > static_cast<std::size_t>(state_.config.client_query_buffer_limit)) {
+    state_.logger.log("warning", "Closing client that reached max query buffer length: id=" +
+                                     std::to_string(client_.id) + " addr=" + client_.address);
     closed_ = true;
   }
   note_buffer_bytes();
@@ -105,7 +104,7 @@ void Session::read_and_process() {
 // the records, of their keys, so that a pipelined batch overlaps its cache misses instead of
 // taking them one command at a time. Only a hint: nothing is executed or consumed.
 void Session::prefetch_keys(const resp::ParserLimits& limits) {
-  const Db& db = server_.state().keyspace.db(client_.db);
+  const Db& db = state_.keyspace.db(client_.db);
   std::array<std::uint64_t, kPrefetchCommands> hashes;
   std::size_t count = 0;
   std::string_view data = input_.unread();
@@ -125,13 +124,12 @@ void Session::prefetch_keys(const resp::ParserLimits& limits) {
 }
 
 void Session::process() {
-  ServerState& state = server_.state();
   resp::ReplyWriter writer(output_);
   resp::ParserLimits limits;
   // Capped at what a Blob can hold: a longer argument is refused at its header, instead of
   // failing Blob's size check (which stops the process) once all its bytes have arrived.
   limits.max_bulk_len =
-      std::min(static_cast<std::size_t>(state.config.proto_max_bulk_len), Blob::kMaxBytes);
+      std::min(static_cast<std::size_t>(state_.config.proto_max_bulk_len), Blob::kMaxBytes);
   limits.authenticated = client_.authenticated;
   if (input_.unread_size() >= kPrefetchMinBytes) prefetch_keys(limits);
   while (!client_.close_after_reply && !closed_) {
@@ -149,22 +147,23 @@ void Session::process() {
     }
     if (parsed.status == resp::ParseStatus::kError) {
       writer.error(parsed.error);
-      server_.log("verbose", "Protocol error (" + std::string(parsed.error) + ") from client: id=" +
-                                 std::to_string(client_.id) + " addr=" + client_.address);
+      state_.logger.log("verbose", "Protocol error (" + std::string(parsed.error) +
+                                       ") from client: id=" + std::to_string(client_.id) +
+                                       " addr=" + client_.address);
       client_.close_after_reply = true;
       input_.consume(input_.unread_size());
       parser_.reset();
       break;
     }
     writer.set_protocol(client_.protocol);
-    CommandContext ctx{args_, writer, client_, state, server_.now(), server_.unix_ms()};
+    CommandContext ctx{args_, writer, client_, state_, host_.now(), host_.unix_ms()};
     const std::size_t mark = writer.mark();
     const bool skip = client_.reply_mode == ReplyMode::kOff || client_.skip_next_reply;
     const ReplyMode mode_before = client_.reply_mode;
     execute(ctx);
-    if (state.clock_moved_in_batch) {
-      state.clock_moved_in_batch = false;
-      server_.refresh_clock();
+    if (state_.debug.clock_moved) {
+      state_.debug.clock_moved = false;
+      host_.refresh_clock();
     }
     // CLIENT REPLY OFF/SKIP silence the commands after them; the switch itself answers ON only.
     if (skip && mode_before == client_.reply_mode) {
@@ -189,7 +188,7 @@ bool Session::flush() {
       return false;
     }
     sent_ += static_cast<std::size_t>(n);
-    server_.state().stats.net_output_bytes += static_cast<std::size_t>(n);
+    state_.stats.net_output_bytes += static_cast<std::size_t>(n);
   }
   const std::size_t pending = output_.size() - sent_;
   if (pending == 0) {
@@ -197,8 +196,9 @@ bool Session::flush() {
     sent_ = 0;
     soft_limit_since_ms_ = 0;
   } else if (over_output_limit(pending)) {
-    server_.log("warning", "Client id=" + std::to_string(client_.id) + " addr=" + client_.address +
-                               " closed for overcoming of output buffer limits.");
+    state_.logger.log("warning", "Client id=" + std::to_string(client_.id) +
+                                     " addr=" + client_.address +
+                                     " closed for overcoming of output buffer limits.");
     closed_ = true;
     return false;
   } else if (sent_ >= output_.size() / 2) {
@@ -214,7 +214,7 @@ bool Session::flush() {
 // client-output-buffer-limit's normal class, as Redis applies it: past the hard limit at once,
 // past the soft limit when it has stayed past it for more than soft-seconds. 0 disables a limit.
 bool Session::over_output_limit(std::size_t pending) {
-  const ServerConfig& config = server_.state().config;
+  const ServerConfig& config = state_.config;
   const auto hard = static_cast<std::size_t>(config.client_output_buffer_limit);
   const auto soft = static_cast<std::size_t>(config.client_output_buffer_soft_limit);
   if (hard > 0 && pending > hard) return true;
@@ -223,16 +223,16 @@ bool Session::over_output_limit(std::size_t pending) {
     return false;
   }
   if (soft_limit_since_ms_ == 0) {
-    soft_limit_since_ms_ = server_.unix_ms();
+    soft_limit_since_ms_ = host_.unix_ms();
     return false;
   }
-  return server_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
+  return host_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
 }
 
 // Keeps CLIENT LIST's qbuf and omem current, and maxmemory's count of client buffers with them
 // (a running sum: O(1) per update, never a walk over the clients).
 void Session::note_buffer_bytes() {
-  MemoryBudget& memory = server_.state().memory;
+  MemoryBudget& memory = state_.memory;
   const std::size_t query = input_.unread_size();
   const std::size_t output = output_.size() - sent_;
   memory.set_client_bytes(memory.client_bytes() + query + output - client_.query_buffer_bytes -
@@ -248,7 +248,7 @@ void Session::update_interest() {
   if (read != interest_read_ || write != interest_write_) {
     interest_read_ = read;
     interest_write_ = write;
-    server_.loop().modify(fd_, read, write, this);
+    loop_.modify(fd_, read, write, this);
   }
 }
 

@@ -18,14 +18,14 @@
 #include "server/net/event_loop.h"
 #include "server/resp/parser.h"
 #include "server/server_state.h"
+#include "server/session_host.h"
 
 namespace chronocached {
 
-class Server;
-
 class Session final : public net::EventLoop::Handler {
  public:
-  Session(Server& server, int fd, std::uint64_t id);
+  // Serves the connection `fd` (owned from here on) as client `id`.
+  Session(SessionHost& host, ServerState& state, net::EventLoop& loop, int fd, std::uint64_t id);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -48,7 +48,9 @@ class Session final : public net::EventLoop::Handler {
   void note_buffer_bytes();
   bool over_output_limit(std::size_t pending);
 
-  Server& server_;
+  SessionHost& host_;
+  ServerState& state_;
+  net::EventLoop& loop_;
   int fd_;
   net::Buffer input_;
   std::string output_;

@@ -63,14 +63,15 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
     }
     if (parsed.status == ParseStatus::kCommand) {
       writer.set_protocol(client.protocol);
-      const auto now = chronocache::TimePoint(chronocache::Duration(state.clock_offset_ms)) +
+      const auto now = chronocache::TimePoint(chronocache::Duration(state.debug.clock_offset_ms)) +
                        std::chrono::hours(24);
-      CommandContext ctx{args, writer, client, state, now, kFixedUnixMs + state.clock_offset_ms};
+      CommandContext ctx{args,  writer, client,
+                         state, now,    kFixedUnixMs + state.debug.clock_offset_ms};
       const std::size_t mark = writer.mark();
       const bool skip = client.reply_mode == ReplyMode::kOff || client.skip_next_reply;
       const ReplyMode mode_before = client.reply_mode;
       chronocached::execute(ctx);
-      state.clock_moved_in_batch = false;
+      state.debug.clock_moved = false;
       if (skip && mode_before == client.reply_mode) {
         writer.truncate_to(mark);
         client.skip_next_reply = false;
@@ -79,7 +80,7 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
         client.skip_next_reply = true;
       }
       state.config.proto_max_bulk_len = std::min(state.config.proto_max_bulk_len, kFuzzMaxBulkLen);
-      state.kill_list.clear();
+      state.clients.kill_list.clear();
       output.clear();
       if (client.close_after_reply) return false;
     }
@@ -93,16 +94,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   ServerConfig config;
   config.proto_max_bulk_len = kFuzzMaxBulkLen;
-  ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL);
-  state.start_ms = kFixedUnixMs;
+  const chronocache::TimePoint batch_now{};
+  ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL, &batch_now,
+                    chronocached::Logger());
+  state.process.start_ms = kFixedUnixMs;
   ClientState client;
-  client.id = state.next_client_id++;
+  client.id = 1;
   client.address = "127.0.0.1:50000";
   client.local_address = "127.0.0.1:6379";
   client.authenticated = config.requirepass.empty();
   std::string output;
   client.monitor_out = &output;
-  state.clients.emplace(client.id, &client);
+  state.clients.by_id.emplace(client.id, &client);
 
   const std::size_t chunk = data[0] >= 0x80 ? size : 1 + data[0] % 32;
   const std::string_view request(reinterpret_cast<const char*>(data) + 1, size - 1);

@@ -12,7 +12,7 @@
 #include "server/commands/diagnostics.h"
 #include "server/commands/errors.h"
 #include "server/commands/info.h"
-#include "server/snapshots.h"
+#include "server/persist/snapshots.h"
 
 namespace chronocached {
 namespace {
@@ -48,7 +48,7 @@ bool flush_mode_ok(CommandContext& ctx) {
 // Each removed key is a change, as Redis counts them (rdb_changes_since_last_save).
 void flushdb(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
-  ctx.server.dirty += ctx.db().clear(ctx.now);
+  ctx.db().clear(ctx.now);
   ctx.reply.ok();
 }
 
@@ -59,10 +59,10 @@ void flushdb(CommandContext& ctx) {
 void flushall(CommandContext& ctx) {
   if (!flush_mode_ok(ctx)) return;
   ServerState& server = ctx.server;
-  const bool save_now = !server.config.save.empty();
-  if (save_now) server.snapshots.abandon_bgsave(server);
-  server.dirty += server.keyspace.clear_all(ctx.now);
-  if (save_now) server.snapshots.save(server, ctx.now, ctx.unix_ms);  // a failure is logged
+  const bool save_now = server.snapshots.has_save_points();
+  if (save_now) server.snapshots.abandon_bgsave();
+  server.keyspace.clear_all(ctx.now);
+  if (save_now) server.snapshots.save(ctx.now, ctx.unix_ms);  // a failure is logged
   ctx.reply.ok();
 }
 
@@ -73,7 +73,7 @@ void time_command(CommandContext& ctx) {
   const long long micros =
       std::chrono::duration_cast<microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count() +
-      static_cast<long long>(ctx.server.clock_offset_ms) * 1000;
+      static_cast<long long>(ctx.server.debug.clock_offset_ms) * 1000;
   ctx.reply.array(2);
   ctx.reply.bulk(std::to_string(micros / 1'000'000));
   ctx.reply.bulk(std::to_string(micros % 1'000'000));
@@ -107,9 +107,9 @@ void shutdown(CommandContext& ctx) {
     return ctx.reply.error(errors::kSyntax);
   if (abort) return ctx.reply.error("ERR No shutdown in progress.");
   ServerState& server = ctx.server;
-  if (server.log) server.log("warning", "User requested shutdown...");
-  const bool save_first = save || (!nosave && !server.config.save.empty());
-  if (!server.snapshots.prepare_shutdown(server, save_first, force, ctx.now, ctx.unix_ms))
+  server.logger.log("warning", "User requested shutdown...");
+  const bool save_first = save || (!nosave && server.snapshots.has_save_points());
+  if (!server.snapshots.prepare_shutdown(save_first, force, ctx.now, ctx.unix_ms))
     return ctx.reply.error(kShutdownFailed);
   server.shutdown_requested = true;
 }
@@ -121,20 +121,19 @@ void monitor(CommandContext& ctx) {
     return ctx.reply.error("ERR MONITOR isn't allowed for DENY BLOCKING client");
   if (ctx.client.monitor) return;
   ctx.client.monitor = true;
-  ctx.server.monitors.push_back(&ctx.client);
+  ctx.server.clients.monitors.push_back(&ctx.client);
   ctx.reply.ok();
 }
 
 void lastsave(CommandContext& ctx) {
-  ctx.reply.integer(static_cast<long long>(ctx.server.last_save_ms / 1000));
+  ctx.reply.integer(static_cast<long long>(ctx.server.snapshots.last_save_ms() / 1000));
 }
 
 // SAVE: blocking, as Redis's; refused while a BGSAVE runs (two writers, one file).
 void save(CommandContext& ctx) {
   if (refused_in_multi(ctx)) return;
   if (ctx.server.snapshots.bgsave_in_progress()) return ctx.reply.error(kBgsaveRunning);
-  if (!ctx.server.snapshots.save(ctx.server, ctx.now, ctx.unix_ms))
-    return ctx.reply.error(kSaveFailed);
+  if (!ctx.server.snapshots.save(ctx.now, ctx.unix_ms)) return ctx.reply.error(kSaveFailed);
   ctx.reply.ok();
 }
 
@@ -149,7 +148,7 @@ void bgsave(CommandContext& ctx) {
     snapshots.schedule_bgsave();
     return ctx.reply.simple("Background saving scheduled");
   }
-  switch (snapshots.start_bgsave(ctx.server, ctx.now, ctx.unix_ms)) {
+  switch (snapshots.start_bgsave(ctx.now, ctx.unix_ms)) {
     case Snapshots::Start::kStarted:
       return ctx.reply.simple("Background saving started");
     case Snapshots::Start::kAlreadyRunning:

@@ -9,16 +9,6 @@
 
 namespace chronocached {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
 std::optional<std::int64_t> parse_int64(std::string_view text) {
   if (text.empty() || text.size() > 20) return std::nullopt;
   if (text.size() == 1 && text[0] == '0') return 0;

@@ -6,10 +6,9 @@
 #include <optional>
 #include <string_view>
 
-namespace chronocached {
+#include "server/base/ascii.h"  // iequals, for option names
 
-// ASCII case-insensitive comparison, for option names ("EX", "ex").
-bool iequals(std::string_view a, std::string_view b);
+namespace chronocached {
 
 // Redis's string2ll: an optional '-', decimal digits, no '+', no spaces, no leading zeros
 // (except "0" itself), within int64.

@@ -99,8 +99,8 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
 
 std::vector<const ClientState*> clients_by_id(const ServerState& server) {
   std::vector<const ClientState*> clients;
-  clients.reserve(server.clients.size());
-  for (const auto& [id, client] : server.clients) clients.push_back(client);
+  clients.reserve(server.clients.by_id.size());
+  for (const auto& [id, client] : server.clients.by_id) clients.push_back(client);
   std::sort(clients.begin(), clients.end(),
             [](const ClientState* a, const ClientState* b) { return a->id < b->id; });
   return clients;
@@ -119,8 +119,9 @@ void client_list(CommandContext& ctx) {
     for (std::size_t i = 3; i < ctx.argc(); ++i) {
       const auto id = parse_int64(ctx.args[i]);
       if (!id) return ctx.reply.error("ERR Invalid client ID");
-      const auto it = ctx.server.clients.find(static_cast<std::uint64_t>(*id));
-      if (it != ctx.server.clients.end()) append_client_line(text, ctx, *it->second, "client|list");
+      const auto it = ctx.server.clients.by_id.find(static_cast<std::uint64_t>(*id));
+      if (it != ctx.server.clients.by_id.end())
+        append_client_line(text, ctx, *it->second, "client|list");
     }
   } else if (ctx.argc() != 2) {
     return ctx.reply.error(errors::kSyntax);
@@ -202,7 +203,7 @@ void client_kill(CommandContext& ctx) {
       if (skip_me) continue;
       ctx.client.close_after_reply = true;  // after this reply
     } else {
-      ctx.server.kill_list.push_back(c->id);
+      ctx.server.clients.kill_list.push_back(c->id);
     }
     ++killed;
   }

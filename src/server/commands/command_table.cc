@@ -7,26 +7,16 @@
 #include <vector>
 
 #include "chronocache/base/assert.h"
+#include "server/base/cycle_clock.h"
 #include "server/commands/errors.h"
-#include "server/cycle_clock.h"
-#include "server/snapshots.h"
+#include "server/persist/snapshots.h"
 
 namespace chronocached {
 namespace {
 
-char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-// `name` in any case equals `lower` (a spec's lower-case name).
-bool iequals_lower(std::string_view name, std::string_view lower) {
-  if (name.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i)
-    if (fold(name[i]) != lower[i]) return false;
-  return true;
-}
-
 std::uint32_t name_hash(std::string_view name) {
   std::uint32_t h = 2166136261u;
-  for (char c : name) h = (h ^ static_cast<unsigned char>(fold(c))) * 16777619u;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(ascii_lower(c))) * 16777619u;
   return h;
 }
 
@@ -164,7 +154,7 @@ void feed_monitors(CommandContext& ctx) {
     line += '"';
   }
   // Appending runs no command, so nothing changes the list while we walk it: no copy needed.
-  for (ClientState* monitor : ctx.server.monitors) {
+  for (ClientState* monitor : ctx.server.clients.monitors) {
     if (monitor == &ctx.client) continue;
     resp::ReplyWriter w(*monitor->monitor_out);
     w.simple(line);
@@ -200,8 +190,8 @@ bool refused_for_memory(CommandContext& ctx, const ResolvedCommand& command) {
 // stop-writes-on-bgsave-error is yes. Writes are refused, and PING too (as Redis: a health check
 // that pings sees the problem), until a save succeeds.
 bool refused_for_disk(const CommandContext& ctx, const ResolvedCommand& command) {
-  const ServerConfig& config = ctx.server.config;
-  if (!config.stop_writes_on_bgsave_error || config.save.empty()) return false;
+  if (!ctx.server.config.stop_writes_on_bgsave_error || !ctx.server.snapshots.has_save_points())
+    return false;
   return command.top->name == "ping" || carries_flag(ctx.client, command, kWrite);
 }
 
@@ -258,7 +248,7 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
     count_error(ctx.server, written.substr(1, written.find('\r') - 1));
   }
   // After the command ran, as Redis; never admin commands or those carrying secrets.
-  if (!ctx.server.monitors.empty() && (command.top->flags & (kAdmin | kSkipMonitor)) == 0)
+  if (!ctx.server.clients.monitors.empty() && (command.top->flags & (kAdmin | kSkipMonitor)) == 0)
     feed_monitors(ctx);
 }
 

@@ -80,8 +80,9 @@ void config_set(CommandContext& ctx) {
   }
   ctx.server.config = std::move(updated);
   // maxmemory and its policy act at once: a smaller budget starts the background eviction, a
-  // policy with another order re-registers every key with it.
-  ctx.server.memory.configure(memory_settings(ctx.server.config));
+  // policy with another order re-registers every key with it; dir, dbfilename and save points
+  // hold from the next save.
+  ctx.server.apply_config();
   ctx.reply.ok();
 }
 

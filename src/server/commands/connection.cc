@@ -5,11 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "server/base/version.h"
 #include "server/commands/arguments.h"
 #include "server/commands/client_command.h"
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
-#include "server/version.h"
 
 namespace chronocached {
 namespace {
@@ -139,7 +139,7 @@ void reset(CommandContext& ctx) {
   c.no_evict = false;
   if (c.monitor) {
     c.monitor = false;
-    std::erase(ctx.server.monitors, &c);
+    std::erase(ctx.server.clients.monitors, &c);
   }
   c.authenticated = ctx.server.config.requirepass.empty();
   ctx.reply.simple("RESET");

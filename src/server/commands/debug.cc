@@ -26,11 +26,11 @@ void debug(CommandContext& ctx) {
   if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
     const auto ms = parse_int64(ctx.args[2]);
     if (!ms || *ms < 0) return ctx.reply.error(errors::kNotInteger);
-    ctx.server.clock_offset_ms += *ms;
+    ctx.server.debug.clock_offset_ms += *ms;
     // The batch's clock readings move too, so the commands after this one in a pipeline see it.
     ctx.now += std::chrono::milliseconds(*ms);
     ctx.unix_ms += *ms;
-    ctx.server.clock_moved_in_batch = true;
+    ctx.server.debug.clock_moved = true;
     return ctx.reply.ok();
   }
   if (iequals(sub, "SLEEP") && ctx.argc() == 3) {
@@ -40,7 +40,7 @@ void debug(CommandContext& ctx) {
     return ctx.reply.ok();
   }
   if (iequals(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
-    ctx.server.active_expire = ctx.args[2] != "0";
+    ctx.server.debug.active_expire = ctx.args[2] != "0";
     return ctx.reply.ok();
   }
   if (iequals(sub, "SNAPSHOT-SLICE") && ctx.argc() == 3) {
@@ -54,12 +54,12 @@ void debug(CommandContext& ctx) {
     ServerState& server = ctx.server;
     if (server.snapshots.bgsave_in_progress())
       return ctx.reply.error("ERR Background save already in progress");
-    if (!server.snapshots.save(server, ctx.now, ctx.unix_ms))
+    if (!server.snapshots.save(ctx.now, ctx.unix_ms))
       return ctx.reply.error("ERR Error trying to save the DB");
     server.keyspace.clear_all(ctx.now);
-    const Snapshots::LoadResult loaded = server.snapshots.load(server, ctx.now, ctx.unix_ms);
+    const Snapshots::LoadResult loaded = server.snapshots.load(ctx.now, ctx.unix_ms);
     if (!loaded.ok) {
-      if (server.log) server.log("warning", "DEBUG RELOAD: " + loaded.error);
+      server.logger.log("warning", "DEBUG RELOAD: " + loaded.error);
       return ctx.reply.error("ERR Error trying to load the RDB dump, check server logs.");
     }
     return ctx.reply.ok();

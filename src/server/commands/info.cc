@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "chronocache/stats.h"
+#include "server/base/version.h"
 #include "server/commands/command_table.h"
-#include "server/version.h"
 
 namespace chronocached {
 namespace {
@@ -127,16 +127,16 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("gcc_version", gcc);
   info.field("process_id", static_cast<long long>(getpid()));
   info.field("process_supervised", "no");
-  info.field("run_id", server.run_id);
-  info.field("tcp_port", server.tcp_port);
+  info.field("run_id", server.process.run_id);
+  info.field("tcp_port", server.process.tcp_port);
   info.field("server_time_usec", static_cast<long long>(ctx.unix_ms) * 1000);
-  const std::int64_t uptime = (ctx.unix_ms - server.start_ms) / 1000;
+  const std::int64_t uptime = (ctx.unix_ms - server.process.start_ms) / 1000;
   info.field("uptime_in_seconds", static_cast<long long>(uptime));
   info.field("uptime_in_days", static_cast<long long>(uptime / 86400));
   info.field("hz", server.config.hz);
   info.field("configured_hz", server.config.hz);
   info.field("lru_clock", static_cast<long long>((ctx.unix_ms / 1000) & ((1 << 24) - 1)));
-  info.field("executable", server.executable);
+  info.field("executable", server.process.executable);
   info.field("config_file", server.config.config_file);
   info.field("io_threads_active", 0);
 }
@@ -144,12 +144,12 @@ void server_section(InfoText& info, const CommandContext& ctx) {
 void clients_section(InfoText& info, const ServerState& server) {
   std::size_t max_input = 0;
   std::size_t max_output = 0;
-  for (const auto& [id, client] : server.clients) {
+  for (const auto& [id, client] : server.clients.by_id) {
     max_input = std::max(max_input, client->query_buffer_bytes);
     max_output = std::max(max_output, client->output_buffer_bytes);
   }
   info.section("Clients");
-  info.field("connected_clients", server.clients.size());
+  info.field("connected_clients", server.clients.by_id.size());
   info.field("cluster_connections", 0);
   info.field("maxclients", server.config.maxclients);
   info.field("client_recent_max_input_buffer", max_input);
@@ -225,9 +225,9 @@ void persistence_section(InfoText& info, const ServerState& server, std::int64_t
   info.fixed("current_fork_perc", 0, 2);
   info.field("current_save_keys_processed", saving ? snapshots.keys_processed() : 0);
   info.field("current_save_keys_total", saving ? snapshots.keys_total() : 0);
-  info.field("rdb_changes_since_last_save", server.dirty);
+  info.field("rdb_changes_since_last_save", server.keyspace.changes());
   info.field("rdb_bgsave_in_progress", saving ? 1 : 0);
-  info.field("rdb_last_save_time", static_cast<long long>(server.last_save_ms / 1000));
+  info.field("rdb_last_save_time", static_cast<long long>(server.snapshots.last_save_ms() / 1000));
   info.field("rdb_last_bgsave_status", snapshots.last_bgsave_ok() ? "ok" : "err");
   info.field("rdb_last_bgsave_time_sec", static_cast<long long>(snapshots.last_bgsave_seconds()));
   info.field(
@@ -287,7 +287,7 @@ void replication_section(InfoText& info, const ServerState& server) {
   info.field("role", "master");
   info.field("connected_slaves", 0);
   info.field("master_failover_state", "no-failover");
-  info.field("master_replid", server.run_id);
+  info.field("master_replid", server.process.run_id);
   info.field("master_replid2", "0000000000000000000000000000000000000000");
   info.field("master_repl_offset", 0);
   info.field("second_repl_offset", -1);

@@ -37,7 +37,6 @@ void del(CommandContext& ctx) {
   long long deleted = 0;
   for (std::size_t i = 1; i < ctx.argc(); ++i)
     if (db.erase(ctx.args[i], ctx.now)) ++deleted;
-  ctx.server.dirty += static_cast<std::uint64_t>(deleted);
   ctx.reply.integer(deleted);
 }
 
@@ -171,18 +170,6 @@ void randomkey(CommandContext& ctx) {
 
 // ---- RENAME RENAMENX COPY SWAPDB -----------------------------------------------------------
 
-// Stores `value`'s bytes under `target` with `deadline`, keeping the "raw" mark OBJECT ENCODING
-// reports (Redis moves or duplicates the object, encoding included). Records embed their key
-// (store/blob.h), so the value is copied into the target's record rather than moved.
-void put_copy(Db& db, std::string_view target, const Blob& value, TimePoint deadline,
-              TimePoint now) {
-  const bool grown = value.grown();
-  db.put(target, value.view(), deadline, now);
-  if (!grown) return;
-  Blob* stored = db.find_mutable(target, now);
-  if (stored != nullptr) stored->mark_grown();
-}
-
 // RENAME key newkey / RENAMENX key newkey: the value moves to the new name with its TTL.
 void rename_key(CommandContext& ctx, bool only_if_new) {
   Db& db = ctx.db();
@@ -193,11 +180,7 @@ void rename_key(CommandContext& ctx, bool only_if_new) {
   // Renaming a key onto itself changes nothing, but the key must exist (checked above).
   if (source == target) return only_if_new ? ctx.reply.integer(0) : ctx.reply.ok();
   if (only_if_new && db.exists(target, ctx.now)) return ctx.reply.integer(0);
-  // The source's record stays in place (its bytes are read) until the target holds the copy.
-  const Blob* value = db.find(source, ctx.now);
-  put_copy(db, target, *value, *deadline, ctx.now);
-  db.erase(source, ctx.now);
-  ++ctx.server.dirty;
+  db.rename(source, target, ctx.now);
   if (only_if_new) return ctx.reply.integer(1);
   ctx.reply.ok();
 }
@@ -254,8 +237,7 @@ void copy(CommandContext& ctx) {
   if (value == nullptr) return ctx.reply.integer(0);
   if (!replace && to.exists(target, ctx.now)) return ctx.reply.integer(0);
   const TimePoint deadline = from.deadline(source, ctx.now).value_or(kNoExpiry);
-  put_copy(to, target, *value, deadline, ctx.now);
-  ++ctx.server.dirty;
+  to.put_copy(target, *value, deadline, ctx.now);
   ctx.reply.integer(1);
 }
 
@@ -269,7 +251,6 @@ void swapdb(CommandContext& ctx) {
   // Keyspace::swap tells WATCHers of both databases (Redis's touchAllWatchedKeysInDb).
   ctx.server.keyspace.swap(static_cast<std::size_t>(*first), static_cast<std::size_t>(*second),
                            ctx.now);
-  ++ctx.server.dirty;
   ctx.reply.ok();
 }
 

@@ -239,7 +239,6 @@ void set_generic(CommandContext& ctx, std::string_view key, std::string_view val
     return reply == SetReply::kOneOrZero ? ctx.reply.integer(0) : ctx.reply.null();
   }
   db.put(key, value, deadline, ctx.now);
-  ++ctx.server.dirty;
   if ((flags & kGet) != 0) return;
   if (reply == SetReply::kOneOrZero) return ctx.reply.integer(1);
   ctx.reply.ok();
@@ -256,7 +255,6 @@ void get(CommandContext& ctx) {
 void set(CommandContext& ctx) {
   if (ctx.argc() == 3) {  // the common case: no options, so no lookup before the write
     ctx.db().put(ctx.args[1], ctx.args[2], kNoExpiry, ctx.now);
-    ++ctx.server.dirty;
     return ctx.reply.ok();
   }
   ExtendedOptions options;
@@ -290,7 +288,6 @@ void getset(CommandContext& ctx) {
     ctx.reply.null();
   }
   ctx.db().put(ctx.args[1], ctx.args[2], kNoExpiry, ctx.now);
-  ++ctx.server.dirty;
 }
 
 void getdel(CommandContext& ctx) {
@@ -299,7 +296,6 @@ void getdel(CommandContext& ctx) {
   if (value == nullptr) return ctx.reply.null();
   ctx.reply.bulk(value->view());
   ctx.db().erase(ctx.args[1], ctx.now);
-  ++ctx.server.dirty;
 }
 
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. As Redis: options are checked
@@ -317,13 +313,11 @@ void getex(CommandContext& ctx) {
     if (!deadline) return;
     ctx.reply.bulk(value->view());
     db.set_deadline(key, *deadline, ctx.now);  // at or before now (a past EXAT): deletes
-    ++ctx.server.dirty;
     return;
   }
   ctx.reply.bulk(value->view());
   if ((options.flags & kPersist) != 0 && db.deadline(key, ctx.now) != kNoExpiry) {
     db.set_deadline(key, kNoExpiry, ctx.now);
-    ++ctx.server.dirty;
   }
 }
 
@@ -349,7 +343,6 @@ void mset(CommandContext& ctx) {
   Db& db = ctx.db();
   for (std::size_t i = 1; i < ctx.argc(); i += 2)
     db.put(ctx.args[i], ctx.args[i + 1], kNoExpiry, ctx.now);
-  ctx.server.dirty += (ctx.argc() - 1) / 2;
   ctx.reply.ok();
 }
 
@@ -360,7 +353,6 @@ void msetnx(CommandContext& ctx) {
     if (db.exists(ctx.args[i], ctx.now)) return ctx.reply.integer(0);
   for (std::size_t i = 1; i < ctx.argc(); i += 2)
     db.put(ctx.args[i], ctx.args[i + 1], kNoExpiry, ctx.now);
-  ctx.server.dirty += (ctx.argc() - 1) / 2;
   ctx.reply.integer(1);
 }
 
@@ -381,7 +373,6 @@ void append(CommandContext& ctx) {
     ctx.db().edit(key, *value, [&](Blob& record) { return record.append(more); });
     total = value->size();
   }
-  ++ctx.server.dirty;
   ctx.reply.integer(static_cast<long long>(total));
 }
 
@@ -430,16 +421,12 @@ void setrange(CommandContext& ctx) {
   if (bytes.empty())
     return ctx.reply.integer(value == nullptr ? 0 : static_cast<long long>(value->size()));
   if (!fits_string_limit(ctx, at, bytes.size())) return;
-  if (value == nullptr) {
-    // Created empty, then written in place: the block is sized and marked as an edited
-    // ("raw") string, as Redis's SETRANGE makes it.
-    ctx.db().put(key, std::string_view(), kNoExpiry, ctx.now);
-    value = ctx.db().find_mutable(key, ctx.now);
-  }
+  // A new key is created empty, then written in place: the block is sized and marked as an
+  // edited ("raw") string, as Redis's SETRANGE makes it.
+  if (value == nullptr) value = &ctx.db().insert_for_edit(key, ctx.now);
   ctx.db().edit(key, *value,
                 [&](Blob& record) { return record.write_at(static_cast<std::size_t>(at), bytes); });
   const std::size_t total = value->size();
-  ++ctx.server.dirty;
   ctx.reply.integer(static_cast<long long>(total));
 }
 
@@ -471,7 +458,6 @@ void incr_by(CommandContext& ctx, std::int64_t increment) {
     // Keeps the key, its deadline and, if it fits, the block.
     ctx.db().edit(key, *value, [&](Blob& record) { return record.assign(text); });
   }
-  ++ctx.server.dirty;
   ctx.reply.integer(result);
 }
 
@@ -514,7 +500,6 @@ void incrbyfloat(CommandContext& ctx) {
     // Keeps the key, its deadline and, if it fits, the block.
     ctx.db().edit(key, *value, [&](Blob& record) { return record.assign(text); });
   }
-  ++ctx.server.dirty;
   ctx.reply.bulk(text);
 }
 

@@ -129,7 +129,6 @@ void expire_generic(CommandContext& ctx, std::string_view name, bool relative, U
     return ctx.reply.integer(0);
   // A deadline at or before now deletes the key (Db::set_deadline), as Redis's DEL does.
   db.set_deadline(ctx.args[1], wanted, ctx.now);
-  ++ctx.server.dirty;
   ctx.reply.integer(1);
 }
 
@@ -168,7 +167,6 @@ void persist(CommandContext& ctx) {
   const auto deadline = db.deadline(ctx.args[1], ctx.now);
   if (!deadline || *deadline == kNoExpiry) return ctx.reply.integer(0);
   db.set_deadline(ctx.args[1], kNoExpiry, ctx.now);
-  ++ctx.server.dirty;
   ctx.reply.integer(1);
 }
 

@@ -9,15 +9,11 @@
 #include <sstream>
 #include <system_error>
 
+#include "server/base/ascii.h"
+#include "server/config/maxmemory_policy.h"
+
 namespace chronocached {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::optional<long long> parse_integer(std::string_view text) {
   long long value = 0;
@@ -91,23 +87,16 @@ std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
       "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
 }
 
-constexpr std::string_view kMaxmemoryPolicies[] = {
-    "volatile-lru",  "volatile-lfu",   "volatile-random", "volatile-ttl",
-    "allkeys-lru",   "allkeys-lfu",    "allkeys-random",  "noeviction",
-    "allkeys-sieve", "allkeys-s3fifo", "allkeys-wtinylfu"};
-
 // Redis's enum-config error lists every accepted value; ours follow Redis's eight.
 std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_view v) {
-  for (std::string_view name : kMaxmemoryPolicies) {
-    if (iequals(v, name)) {
-      c.maxmemory_policy = std::string(name);
-      return std::nullopt;
-    }
+  if (const MaxmemoryPolicyName* known = find_maxmemory_policy(v)) {
+    c.maxmemory_policy = std::string(known->name);
+    return std::nullopt;
   }
   std::string error = "argument(s) must be one of the following: ";
-  for (std::string_view name : kMaxmemoryPolicies) {
-    if (name != kMaxmemoryPolicies[0]) error.append(", ");
-    error.append(name);
+  for (const MaxmemoryPolicyName& entry : kMaxmemoryPolicies) {
+    if (entry.name != kMaxmemoryPolicies[0].name) error.append(", ");
+    error.append(entry.name);
   }
   return error;
 }
@@ -255,8 +244,6 @@ const std::vector<ConfigParam>& params() {
 }
 
 }  // namespace
-
-std::span<const std::string_view> maxmemory_policy_names() { return kMaxmemoryPolicies; }
 
 const char* const kUsage =
     "Usage: chronocached [/path/to/chronocached.conf] [options]\n"

@@ -39,7 +39,7 @@ struct ServerConfig {
   long long tcp_backlog = 511;
   long long hz = 10;
   long long maxmemory = 0;
-  std::string maxmemory_policy = "noeviction";  // one of maxmemory_policy_names()
+  std::string maxmemory_policy = "noeviction";  // one of kMaxmemoryPolicies (maxmemory_policy.h)
   long long maxmemory_samples = 5;              // keys the sampled policies look at per victim
   long long maxmemory_eviction_tenacity = 10;   // 0..100: the time one eviction pass may take
   std::string loglevel = "notice";
@@ -75,7 +75,6 @@ struct ConfigParam {
 std::span<const ConfigParam> config_params();
 // The values maxmemory-policy accepts: Redis's eight, in the order of Redis's error message, then
 // chronocached's own.
-std::span<const std::string_view> maxmemory_policy_names();
 const ConfigParam* find_config_param(std::string_view name);  // case-insensitive
 
 // The save points of a normalised `save` value: {seconds, changes} pairs.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "chronocache/base/assert.h"
+
 namespace chronocached {
 
 void WatchRegistry::watch(ClientId client, std::size_t db, std::string_view key) {
@@ -27,9 +29,11 @@ void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
     if (w.db == db && w.key == key) dirty_[w.client] = true;
 }
 
-Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopClock clock)
+Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
+       LoopClock clock)
     : index_(index),
       watches_(&watches),
+      changes_(&changes),
       engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, BlobHash{hash_seed})) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
@@ -53,19 +57,43 @@ void Db::put(std::string_view key, std::string_view value, TimePoint deadline, T
   } else {
     engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, h, now);
   }
-  touch(key);
+  changed(key);
 }
 
 bool Db::erase(std::string_view key, TimePoint now) {
   const bool erased = engine_->erase_prehashed(key, hashed(key), now);
-  if (erased) touch(key);
+  if (erased) changed(key);
   return erased;
+}
+
+void Db::put_copy(std::string_view target, const Blob& record, TimePoint deadline, TimePoint now) {
+  const bool grown = record.grown();
+  put(target, record.view(), deadline, now);
+  if (!grown) return;
+  Blob* stored =
+      engine_->find_key_prehashed(target, hashed(target), now, chronocache::Access::kPeek);
+  if (stored != nullptr) stored->mark_grown();
+}
+
+void Db::rename(std::string_view source, std::string_view target, TimePoint now) {
+  // The source's record stays in place (its bytes are read) until the target holds the copy.
+  const Blob* record = find(source, now);
+  const std::optional<TimePoint> deadline = this->deadline(source, now);
+  CC_CHECK(record != nullptr && deadline && source != target, "RENAME of a missing key");
+  put_copy(target, *record, *deadline, now);  // the one change
+  if (engine_->erase_prehashed(source, hashed(source), now)) touch(source);
+}
+
+Blob& Db::insert_for_edit(std::string_view key, TimePoint now) {
+  const chronocache::Hashed h = hashed(key);
+  engine_->put_prehashed(Blob::record(key, std::string_view()), NoValue{}, kNoExpiry, h, now);
+  return *engine_->find_key_prehashed(key, h, now, chronocache::Access::kPeek);
 }
 
 bool Db::set_deadline(std::string_view key, TimePoint deadline, TimePoint now) {
   if (deadline != kNoExpiry) ++deadline_writes_;
   const bool live = engine_->set_deadline_prehashed(key, hashed(key), deadline, now);
-  if (live) touch(key);
+  if (live) changed(key);
   return live;
 }
 
@@ -73,6 +101,7 @@ std::size_t Db::clear(TimePoint now) {
   watches_->touch_db(index_, [&](std::string_view key) { return exists(key, now); });
   const std::size_t removed = engine_->stored_size();
   engine_->clear();
+  *changes_ += removed;
   return removed;
 }
 
@@ -96,10 +125,11 @@ Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
                    const chronocache::TimePoint* batch_now) {
   dbs_.reserve(databases);
   for (std::size_t i = 0; i < databases; ++i)
-    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_, LoopClock(batch_now)));
+    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_, changes_, LoopClock(batch_now)));
 }
 
 void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {
+  ++changes_;  // as Redis, a swap of a database with itself too
   if (a == b) return;
   // Watchers of a key that exists in either database before the swap are told (Redis's rule).
   const auto in_either = [&](std::string_view key) {

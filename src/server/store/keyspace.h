@@ -1,11 +1,18 @@
 // Keyspace: chronocached's numbered databases, each one chronocache::Cache of Blob -> Blob.
 //
 // Commands reach the engine through Db, which adds only what Redis semantics need around the
-// engine's own operations: building Blobs from request bytes, and telling WATCHing clients that
-// a key changed. Expiry, lookup and storage are the engine's; nothing here re-implements them.
-// Every call takes `now`, read once per event-loop batch (Redis freezes time per command too).
+// engine's own operations: building Blobs from request bytes, telling WATCHing clients that a
+// key changed, and counting the change for save rules (Keyspace::changes(), Redis's `dirty`).
+// Both happen here, in the write itself, so no command handler can forget either. Expiry, lookup
+// and storage are the engine's; nothing here re-implements them. Every call takes `now`, read
+// once per event-loop batch (Redis freezes time per command too).
+//
+// Counting follows Redis's: one change per key a write stores, erases or re-times; a flush
+// counts the keys it removed; SWAPDB and RENAME count one. Expiry and eviction count none (they
+// change nothing a snapshot would have wanted to keep).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -80,7 +87,9 @@ class WatchRegistry {
 
 class Db {
  public:
-  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, LoopClock clock);
+  // `changes`: the keyspace's change counter, which every write here advances.
+  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
+     LoopClock clock);
 
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
@@ -118,18 +127,27 @@ class Db {
                            [](const Blob& record) { record.prefetch(); });
   }
 
-  // ---- Writes (each one tells watchers) ------------------------------------------------------
+  // ---- Writes (each one tells watchers and counts its change) ---------------------------------
   void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now);
   void put(std::string_view key, const Blob& value, TimePoint deadline, TimePoint now) {
     put(key, value.view(), deadline, now);
   }
   bool erase(std::string_view key, TimePoint now);
+  // Stores a copy of `record`'s value under `target` with `deadline`, keeping the "raw" mark
+  // OBJECT ENCODING reports (Redis moves or duplicates the object, encoding included). Records
+  // embed their key (store/blob.h), so the bytes are copied into the target's own record.
+  void put_copy(std::string_view target, const Blob& record, TimePoint deadline, TimePoint now);
+  // RENAME: the live `source` moves to `target` with its deadline; one change, as Redis counts
+  // it (watchers of both keys are told). The source must be live and differ from the target.
+  void rename(std::string_view source, std::string_view target, TimePoint now);
+  // SETRANGE on a missing key: an empty record for the edit() that must follow at once (the edit
+  // is the change, and tells the watchers).
+  Blob& insert_for_edit(std::string_view key, TimePoint now);
   // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
   // Empties the database; returns how many keys it held (expired ones not yet reclaimed too, as
   // Redis counts a flush's changes).
   std::size_t clear(TimePoint now);
-  void touch(std::string_view key) { watches_->touch(index_, key); }
   // Changes a record found by find_mutable in place: edit(Blob&) returns the Blob::Resize of
   // the mutator it called, reported to the engine (maxmemory counts it); tells watchers of `key`.
   template <class Edit>
@@ -137,8 +155,11 @@ class Db {
     const Blob::Resize resize = edit(record);
     if (resize.old_bytes != resize.new_bytes)
       engine_->note_heap_resize(resize.old_bytes, resize.new_bytes);
-    touch(key);
+    changed(key);
   }
+  // A record changed through find_mutable outside edit() (COPY's encoding mark): tells the
+  // watchers of `key` without counting a change of its own.
+  void touch(std::string_view key) { watches_->touch(index_, key); }
 
   // ---- Memory and eviction (store/memory_budget.h drives these) ------------------------------
   // Bytes this database holds: table, policy structures and record blocks. O(1).
@@ -207,12 +228,18 @@ class Db {
   void swap_contents(Db& other) noexcept;
 
  private:
+  // The one place a write reports itself: watchers are told and the change is counted.
+  void changed(std::string_view key) {
+    ++*changes_;
+    touch(key);
+  }
   chronocache::Hashed hashed(std::string_view key) const {
     return chronocache::Hashed{engine_->hash_of(key)};
   }
 
   std::size_t index_;
   WatchRegistry* watches_;
+  std::uint64_t* changes_;
   std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
   EnginePolicy policy_ = EnginePolicy::kNone;
   std::uint64_t deadline_writes_ = 0;
@@ -233,11 +260,17 @@ class Keyspace {
   Db& db(std::size_t index) { return *dbs_[index]; }
   const Db& db(std::size_t index) const { return *dbs_[index]; }
   WatchRegistry& watches() { return watches_; }
-  void swap(std::size_t a, std::size_t b, TimePoint now);
-  std::size_t clear_all(TimePoint now);  // every database; the keys they held
+  void swap(std::size_t a, std::size_t b, TimePoint now);  // SWAPDB: one change
+  std::size_t clear_all(TimePoint now);                    // every database; the keys they held
+
+  // Writes since the last successful save (Redis's rdb_changes_since_last_save). A save that
+  // began when the count was `at_start` forgets those; writes made during it stay counted.
+  std::uint64_t changes() const { return changes_; }
+  void forget_changes(std::uint64_t at_start) { changes_ -= std::min(changes_, at_start); }
 
  private:
   WatchRegistry watches_;
+  std::uint64_t changes_ = 0;
   std::vector<std::unique_ptr<Db>> dbs_;
 };
 

@@ -10,29 +10,6 @@
 namespace chronocached {
 namespace {
 
-constexpr std::array<MaxmemoryPolicyInfo, 11> kPolicies = {{
-    {"noeviction", MaxmemoryPolicy::kNoEviction, EnginePolicy::kNone, false},
-    {"allkeys-lru", MaxmemoryPolicy::kAllKeysLru, EnginePolicy::kLru, false},
-    {"allkeys-lfu", MaxmemoryPolicy::kAllKeysLfu, EnginePolicy::kLfu, false},
-    {"allkeys-random", MaxmemoryPolicy::kAllKeysRandom, EnginePolicy::kNone, false},
-    {"volatile-lru", MaxmemoryPolicy::kVolatileLru, EnginePolicy::kLru, true},
-    {"volatile-lfu", MaxmemoryPolicy::kVolatileLfu, EnginePolicy::kLfu, true},
-    {"volatile-random", MaxmemoryPolicy::kVolatileRandom, EnginePolicy::kNone, true},
-    {"volatile-ttl", MaxmemoryPolicy::kVolatileTtl, EnginePolicy::kNone, true},
-    {"allkeys-sieve", MaxmemoryPolicy::kAllKeysSieve, EnginePolicy::kSieve, false},
-    {"allkeys-s3fifo", MaxmemoryPolicy::kAllKeysS3Fifo, EnginePolicy::kS3Fifo, false},
-    {"allkeys-wtinylfu", MaxmemoryPolicy::kAllKeysWTinyLfu, EnginePolicy::kWTinyLfu, false},
-}};
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] + ('a' - 'A')) : a[i];
-    if (x != b[i]) return false;
-  }
-  return true;
-}
-
 // Keys evicted between two looks at the clock (Redis checks its time limit every 16 too).
 constexpr int kKeysPerClockCheck = 16;
 
@@ -44,22 +21,34 @@ std::uint64_t monotonic_usec() {
 
 }  // namespace
 
-const MaxmemoryPolicyInfo* find_maxmemory_policy(std::string_view name) {
-  for (const MaxmemoryPolicyInfo& info : kPolicies)
-    if (iequals(name, info.name)) return &info;
-  return nullptr;
-}
-
-const MaxmemoryPolicyInfo& maxmemory_policy_info(MaxmemoryPolicy policy) {
-  return kPolicies[static_cast<std::size_t>(policy)];
+EnginePolicy engine_policy_of(MaxmemoryPolicy policy) {
+  switch (policy) {
+    case MaxmemoryPolicy::kAllKeysLru:
+    case MaxmemoryPolicy::kVolatileLru:
+      return EnginePolicy::kLru;
+    case MaxmemoryPolicy::kAllKeysLfu:
+    case MaxmemoryPolicy::kVolatileLfu:
+      return EnginePolicy::kLfu;
+    case MaxmemoryPolicy::kAllKeysSieve:
+      return EnginePolicy::kSieve;
+    case MaxmemoryPolicy::kAllKeysS3Fifo:
+      return EnginePolicy::kS3Fifo;
+    case MaxmemoryPolicy::kAllKeysWTinyLfu:
+      return EnginePolicy::kWTinyLfu;
+    case MaxmemoryPolicy::kAllKeysRandom:
+    case MaxmemoryPolicy::kVolatileRandom:
+    case MaxmemoryPolicy::kVolatileTtl:
+    case MaxmemoryPolicy::kNoEviction:
+      return EnginePolicy::kNone;
+  }
+  return EnginePolicy::kNone;
 }
 
 void MemoryBudget::configure(const Settings& settings) {
   settings_ = settings;
   if (settings_.samples == 0) settings_.samples = 1;
-  info_ = &maxmemory_policy_info(settings_.policy);
   for (std::size_t i = 0; i < keyspace_->count(); ++i)
-    keyspace_->db(i).select_policy(info_->engine);
+    keyspace_->db(i).select_policy(engine_policy_of(settings_.policy));
   // A smaller budget takes effect at once: the next background_step starts shrinking.
   refresh_all();
   pending_ = over_cached();
@@ -150,14 +139,14 @@ MemoryBudget::EvictResult MemoryBudget::evict_until_within(TimePoint now) {
 }
 
 bool MemoryBudget::evict_one(TimePoint now) {
-  if (info_->policy == MaxmemoryPolicy::kNoEviction) return false;
+  if (settings_.policy == MaxmemoryPolicy::kNoEviction) return false;
   const std::size_t count = keyspace_->count();
   for (std::size_t tried = 0; tried < count; ++tried) {
     Db& db = keyspace_->db(next_db_);
     next_db_ = next_db_ + 1 == count ? 0 : next_db_ + 1;
     if (db.stored_size() == 0) continue;
     bool done = false;
-    switch (info_->policy) {
+    switch (settings_.policy) {
       case MaxmemoryPolicy::kAllKeysRandom:
         done = evict_random(db, now);
         break;

@@ -53,35 +53,13 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config/maxmemory_policy.h"
 #include "server/store/keyspace.h"
 
 namespace chronocached {
 
-enum class MaxmemoryPolicy : std::uint8_t {
-  kNoEviction,
-  kAllKeysLru,
-  kAllKeysLfu,
-  kAllKeysRandom,
-  kVolatileLru,
-  kVolatileLfu,
-  kVolatileRandom,
-  kVolatileTtl,
-  kAllKeysSieve,
-  kAllKeysS3Fifo,
-  kAllKeysWTinyLfu,
-};
-
-// How a maxmemory-policy name evicts.
-struct MaxmemoryPolicyInfo {
-  std::string_view name;
-  MaxmemoryPolicy policy;
-  EnginePolicy engine;  // the order the engine keeps (kNone: sampled, or no eviction)
-  bool volatile_only;   // only keys with a TTL may go
-};
-
-// The policies by name (case-insensitive), or nullptr.
-const MaxmemoryPolicyInfo* find_maxmemory_policy(std::string_view name);
-const MaxmemoryPolicyInfo& maxmemory_policy_info(MaxmemoryPolicy policy);
+// The order the engine keeps for a policy (kNone: sampled, or no eviction at all).
+EnginePolicy engine_policy_of(MaxmemoryPolicy policy);
 
 class MemoryBudget {
  public:
@@ -158,7 +136,6 @@ class MemoryBudget {
 
   Keyspace* keyspace_;
   Settings settings_;
-  const MaxmemoryPolicyInfo* info_ = &maxmemory_policy_info(MaxmemoryPolicy::kNoEviction);
   std::size_t baseline_ = 0;
   std::vector<std::size_t> cached_db_bytes_;  // each database's memory_used() when last read
   std::size_t cached_dataset_ = 0;            // their sum

@@ -35,15 +35,20 @@ class MemoryBudgetTest : public testing::Test {
   MemoryBudget budget_;
 };
 
-TEST(MaxmemoryPolicies, EveryNameTheConfigAcceptsIsKnownToTheBudget) {
-  for (std::string_view name : maxmemory_policy_names()) {
-    const MaxmemoryPolicyInfo* info = find_maxmemory_policy(name);
-    ASSERT_NE(info, nullptr) << name;
-    EXPECT_EQ(info->name, name);
-    EXPECT_EQ(&maxmemory_policy_info(info->policy), info);
+TEST(MaxmemoryPolicies, NamesFindTheirPolicyInAnyCase) {
+  for (const MaxmemoryPolicyName& entry : kMaxmemoryPolicies) {
+    ASSERT_EQ(find_maxmemory_policy(entry.name), &entry) << entry.name;
+    EXPECT_EQ(maxmemory_policy_name(entry.policy), entry.name);
   }
   EXPECT_EQ(find_maxmemory_policy("ALLKEYS-LRU")->policy, MaxmemoryPolicy::kAllKeysLru);
   EXPECT_EQ(find_maxmemory_policy("allkeys-fifo"), nullptr);
+}
+
+TEST(MaxmemoryPolicies, OrderingPoliciesKeepTheirEngineOrder) {
+  EXPECT_EQ(engine_policy_of(MaxmemoryPolicy::kVolatileLru), EnginePolicy::kLru);
+  EXPECT_EQ(engine_policy_of(MaxmemoryPolicy::kAllKeysLfu), EnginePolicy::kLfu);
+  EXPECT_EQ(engine_policy_of(MaxmemoryPolicy::kAllKeysWTinyLfu), EnginePolicy::kWTinyLfu);
+  EXPECT_EQ(engine_policy_of(MaxmemoryPolicy::kAllKeysRandom), EnginePolicy::kNone);
 }
 
 TEST_F(MemoryBudgetTest, InPlaceEditsAreCountedAndEverythingIsGivenBackOnErase) {

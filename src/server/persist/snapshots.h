@@ -32,11 +32,12 @@
 
 #include "chronocache/clock/clock.h"
 #include "persistence/snapshot_writer.h"
+#include "server/base/logger.h"
+#include "server/config/server_config.h"
+#include "server/store/keyspace.h"
 
 namespace chronocached {
 
-struct ServerState;
-struct SavePoint;
 class EngineSink;
 
 class Snapshots {
@@ -48,43 +49,56 @@ class Snapshots {
   // CONFIG_BGSAVE_RETRY_DELAY): a full disk is not hammered every tick.
   static constexpr std::int64_t kRetryDelayMs = 5000;
 
-  Snapshots();
+  // What snapshots need of the server's configuration (server_state.h derives it from
+  // ServerConfig at start and after CONFIG SET).
+  struct Settings {
+    std::string path;                    // dir/dbfilename
+    std::vector<SavePoint> save_points;  // empty: no automatic saves
+  };
+
+  // Saves and loads `keyspace`, which must outlive this; reports through `logger`.
+  Snapshots(Keyspace& keyspace, Logger logger);
   ~Snapshots();  // abandons a running BGSAVE (its temporary file is removed)
   Snapshots(const Snapshots&) = delete;
   Snapshots& operator=(const Snapshots&) = delete;
 
-  // SAVE: writes every live key to dir/dbfilename, blocking. False on failure (logged).
-  bool save(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms);
+  void configure(Settings settings) { settings_ = std::move(settings); }
+  bool has_save_points() const { return !settings_.save_points.empty(); }
+  // Save points count time from here when nothing was saved yet (the server's start).
+  void set_last_save(std::int64_t unix_ms) { last_save_ms_ = unix_ms; }
+
+  // SAVE: writes every live key to the file, blocking. False on failure (logged).
+  bool save(chronocache::TimePoint now, std::int64_t unix_ms);
 
   enum class Start { kStarted, kAlreadyRunning, kFailed };
   // BGSAVE: begins the capture and returns; step() does the rest.
-  Start start_bgsave(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms);
+  Start start_bgsave(chronocache::TimePoint now, std::int64_t unix_ms);
   // BGSAVE SCHEDULE while one runs: another starts when it ends.
   void schedule_bgsave() { scheduled_ = true; }
   // From the loop's tick: advances a running BGSAVE, finishes it, or starts one that a save rule
   // or SCHEDULE asks for. The capture's slice ends early once `clients_waiting()` says a client
   // is waiting, after at least one step (so a BGSAVE under full load still moves every tick).
-  void step(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms,
+  void step(chronocache::TimePoint now, std::int64_t unix_ms,
             const std::function<bool()>& clients_waiting);
   // Stops a running BGSAVE and removes its temporary file (SHUTDOWN, DEBUG RELOAD).
-  void abandon_bgsave(ServerState& server);
+  void abandon_bgsave();
 
   // SHUTDOWN [SAVE|NOSAVE] [FORCE] and SIGTERM: stops a BGSAVE, then saves if `save`. False
   // when that save failed and not `force`: the server must keep running (Redis).
-  bool prepare_shutdown(ServerState& server, bool save, bool force, chronocache::TimePoint now,
-                        std::int64_t unix_ms);
+  bool prepare_shutdown(bool save, bool force, chronocache::TimePoint now, std::int64_t unix_ms);
 
   struct LoadResult {
     bool ok = true;
     bool found = false;  // a file was there
     std::string error;   // "<file>: <reason> at offset <N>"
   };
-  // Loads dir/dbfilename into the (empty) keyspace; all-or-nothing: on error the keyspace is
+  // Loads the file into the (empty) keyspace; all-or-nothing: on error the keyspace is
   // emptied again. Entries whose deadline has passed are counted, not loaded. Removes the
   // temporary files a killed writer left beside it first.
-  LoadResult load(ServerState& server, chronocache::TimePoint now, std::int64_t unix_ms);
+  LoadResult load(chronocache::TimePoint now, std::int64_t unix_ms);
 
-  // ---- For INFO persistence and DEBUG ------------------------------------------------------
+  // ---- For INFO persistence, LASTSAVE and DEBUG ----------------------------------------------
+  std::int64_t last_save_ms() const { return last_save_ms_; }  // unix ms of the last good save
   bool bgsave_in_progress() const { return phase_ != Phase::kIdle; }
   bool last_bgsave_ok() const { return last_bgsave_ok_; }
   std::int64_t last_bgsave_seconds() const { return last_bgsave_seconds_; }
@@ -102,14 +116,18 @@ class Snapshots {
  private:
   enum class Phase { kIdle, kCapturing, kCommitting };
   void advance_capture(const std::function<bool()>& clients_waiting);
-  void finish_bgsave(ServerState& server, std::int64_t unix_ms);
-  std::optional<SavePoint> rule_due(const ServerState& server, std::int64_t unix_ms) const;
-  void save_succeeded(ServerState& server, std::int64_t unix_ms, std::uint64_t dirty_before);
+  void finish_bgsave(std::int64_t unix_ms);
+  std::optional<SavePoint> rule_due(std::int64_t unix_ms) const;
+  void save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before);
 
+  Keyspace& keyspace_;
+  Logger logger_;
+  Settings settings_;
+  std::int64_t last_save_ms_ = 0;
   Phase phase_ = Phase::kIdle;
   std::unique_ptr<chronocache::persistence::SnapshotWriter> writer_;
   std::vector<std::unique_ptr<EngineSink>> sinks_;  // one per engine, while a BGSAVE runs
-  std::uint64_t dirty_before_ = 0;                  // ServerState::dirty when the capture began
+  std::uint64_t changes_before_ = 0;                // Keyspace::changes() when the capture began
   std::int64_t started_ms_ = 0;  // unix ms; with the steady time for the duration
   std::chrono::steady_clock::time_point started_steady_{};
   std::uint64_t keys_total_ = 0;

@@ -1,4 +1,4 @@
-#include "server/snapshots.h"
+#include "server/persist/snapshots.h"
 
 #include <sys/stat.h>
 
@@ -12,8 +12,7 @@
 
 #include "persistence/durable_file.h"
 #include "persistence/snapshot_reader.h"
-#include "server/server_state.h"
-#include "server/version.h"
+#include "server/base/version.h"
 
 namespace chronocached {
 
@@ -57,10 +56,6 @@ persistence::SnapshotEntry entry_of(std::uint32_t db, std::string_view key, cons
   entry.expire_unix_ms =
       deadline == kNoExpiry ? persistence::kNoExpiryMs : unix_ms_of(deadline, now, unix_ms);
   return entry;
-}
-
-void log(ServerState& server, const char* level, const std::string& message) {
-  if (server.log) server.log(level, message);
 }
 
 // Inserts loaded records kDepth entries behind the reader: each key's table group is prefetched
@@ -127,7 +122,8 @@ class EngineSink final : public chronocache::CaptureSink<Blob, NoValue> {
   std::uint64_t captured_ = 0;
 };
 
-Snapshots::Snapshots() = default;
+Snapshots::Snapshots(Keyspace& keyspace, Logger logger)
+    : keyspace_(keyspace), logger_(std::move(logger)) {}
 
 Snapshots::~Snapshots() {
   for (auto& sink : sinks_)
@@ -142,68 +138,65 @@ std::uint64_t Snapshots::keys_processed() const {
   return n;
 }
 
-void Snapshots::save_succeeded(ServerState& server, std::int64_t unix_ms,
-                               std::uint64_t dirty_before) {
+void Snapshots::save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before) {
   // Writes made while the snapshot was taken are not in it: they stay counted (Redis's
   // dirty -= dirty_before_bgsave).
-  server.dirty -= std::min(server.dirty, dirty_before);
-  server.last_save_ms = unix_ms;
+  keyspace_.forget_changes(changes_before);
+  last_save_ms_ = unix_ms;
   last_bgsave_ok_ = true;  // as Redis: any save that succeeds lifts stop-writes-on-bgsave-error
   ++saves_;
 }
 
-bool Snapshots::save(ServerState& server, TimePoint now, std::int64_t unix_ms) {
-  const std::string path = snapshot_path(server.config);
+bool Snapshots::save(TimePoint now, std::int64_t unix_ms) {
+  const std::string& path = settings_.path;
   persistence::SnapshotError error;
   auto writer =
       persistence::SnapshotWriter::open(path, unix_ms, kVersion, writer_options(), &error);
   bool ok = writer != nullptr;
   if (ok) {
-    Keyspace& keyspace = server.keyspace;
-    for (std::size_t i = 0; i < keyspace.count(); ++i) {
+    for (std::size_t i = 0; i < keyspace_.count(); ++i) {
       const auto db = static_cast<std::uint32_t>(i);
-      keyspace.db(i).for_each(now, [&](std::string_view key, const Blob& value, TimePoint d) {
+      keyspace_.db(i).for_each(now, [&](std::string_view key, const Blob& value, TimePoint d) {
         writer->add(entry_of(db, key, value, d, now, unix_ms));
       });
     }
     ok = writer->commit(&error);
   }
   if (!ok) {
-    log(server, "warning", "Failed saving the DB: " + error.message());
+    logger_.log("warning", "Failed saving the DB: " + error.message());
     return false;
   }
-  log(server, "notice", "DB saved on disk");
-  save_succeeded(server, unix_ms, server.dirty);
+  logger_.log("notice", "DB saved on disk");
+  save_succeeded(unix_ms, keyspace_.changes());
   return true;
 }
 
-Snapshots::Start Snapshots::start_bgsave(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+Snapshots::Start Snapshots::start_bgsave(TimePoint now, std::int64_t unix_ms) {
   if (phase_ != Phase::kIdle) return Start::kAlreadyRunning;
   persistence::SnapshotError error;
-  writer_ = persistence::SnapshotWriter::open(snapshot_path(server.config), unix_ms, kVersion,
-                                              writer_options(), &error);
+  writer_ = persistence::SnapshotWriter::open(settings_.path, unix_ms, kVersion, writer_options(),
+                                              &error);
   if (writer_ == nullptr) {
-    log(server, "warning", "Can't save in background: " + error.message());
+    logger_.log("warning", "Can't save in background: " + error.message());
     last_bgsave_ok_ = false;
     last_try_ms_ = unix_ms;
     return Start::kFailed;
   }
-  Keyspace& keyspace = server.keyspace;
   sinks_.clear();
   keys_total_ = 0;
-  for (std::size_t i = 0; i < keyspace.count(); ++i) {
-    Db& db = keyspace.db(i);
+  for (std::size_t i = 0; i < keyspace_.count(); ++i) {
+    Db& db = keyspace_.db(i);
     keys_total_ += db.stored_size();
     sinks_.push_back(std::make_unique<EngineSink>(
         db.capture_engine(), static_cast<std::uint32_t>(i), *writer_, now, unix_ms));
     db.capture_engine().begin_capture(*sinks_.back(), now);
   }
   phase_ = Phase::kCapturing;
-  dirty_before_ = server.dirty;
+  changes_before_ = keyspace_.changes();
   started_ms_ = unix_ms;
   started_steady_ = std::chrono::steady_clock::now();
   scheduled_ = false;
-  log(server, "notice", "Background saving started");
+  logger_.log("notice", "Background saving started");
   return Start::kStarted;
 }
 
@@ -236,7 +229,7 @@ void Snapshots::advance_capture(const std::function<bool()>& clients_waiting) {
   phase_ = Phase::kCommitting;
 }
 
-void Snapshots::finish_bgsave(ServerState& server, std::int64_t unix_ms) {
+void Snapshots::finish_bgsave(std::int64_t unix_ms) {
   persistence::SnapshotError error;
   const bool ok = writer_->commit_result(&error);
   last_bgsave_seconds_ = std::chrono::duration_cast<std::chrono::seconds>(
@@ -247,44 +240,42 @@ void Snapshots::finish_bgsave(ServerState& server, std::int64_t unix_ms) {
   phase_ = Phase::kIdle;
   last_bgsave_ok_ = ok;
   if (ok) {
-    log(server, "notice", "DB saved on disk");
-    log(server, "notice", "Background saving terminated with success");
-    save_succeeded(server, unix_ms, dirty_before_);
+    logger_.log("notice", "DB saved on disk");
+    logger_.log("notice", "Background saving terminated with success");
+    save_succeeded(unix_ms, changes_before_);
   } else {
-    log(server, "warning", "Background saving error: " + error.message());
+    logger_.log("warning", "Background saving error: " + error.message());
     last_try_ms_ = unix_ms;
   }
 }
 
 // The first save rule whose seconds and changes are both reached (Redis's serverCron order).
-std::optional<SavePoint> Snapshots::rule_due(const ServerState& server,
-                                             std::int64_t unix_ms) const {
+std::optional<SavePoint> Snapshots::rule_due(std::int64_t unix_ms) const {
   if (!last_bgsave_ok_ && unix_ms - last_try_ms_ < kRetryDelayMs) return std::nullopt;
-  for (const SavePoint& point : save_points(server.config)) {
-    if (server.dirty >= static_cast<std::uint64_t>(point.changes) &&
-        unix_ms - server.last_save_ms >= point.seconds * 1000)
+  for (const SavePoint& point : settings_.save_points) {
+    if (keyspace_.changes() >= static_cast<std::uint64_t>(point.changes) &&
+        unix_ms - last_save_ms_ >= point.seconds * 1000)
       return point;
   }
   return std::nullopt;
 }
 
-void Snapshots::step(ServerState& server, TimePoint now, std::int64_t unix_ms,
+void Snapshots::step(TimePoint now, std::int64_t unix_ms,
                      const std::function<bool()>& clients_waiting) {
   if (phase_ == Phase::kCapturing) advance_capture(clients_waiting);
-  if (phase_ == Phase::kCommitting && writer_->commit_done()) finish_bgsave(server, unix_ms);
-  if (phase_ != Phase::kIdle || (server.config.save.empty() && !scheduled_)) return;
+  if (phase_ == Phase::kCommitting && writer_->commit_done()) finish_bgsave(unix_ms);
+  if (phase_ != Phase::kIdle || (!has_save_points() && !scheduled_)) return;
   if (!scheduled_) {
-    const std::optional<SavePoint> due = rule_due(server, unix_ms);
+    const std::optional<SavePoint> due = rule_due(unix_ms);
     if (!due) return;
-    log(server, "notice",
-        std::to_string(due->changes) + " changes in " + std::to_string(due->seconds) +
-            " seconds. Saving...");
+    logger_.log("notice", std::to_string(due->changes) + " changes in " +
+                              std::to_string(due->seconds) + " seconds. Saving...");
   }
-  start_bgsave(server, now, unix_ms);
+  start_bgsave(now, unix_ms);
   scheduled_ = false;
 }
 
-void Snapshots::abandon_bgsave(ServerState& server) {
+void Snapshots::abandon_bgsave() {
   if (phase_ == Phase::kIdle) return;
   if (phase_ == Phase::kCommitting) {
     // Every entry is written and the worker is finishing the file: let it, and count the save
@@ -292,7 +283,7 @@ void Snapshots::abandon_bgsave(ServerState& server) {
     while (!writer_->commit_done()) std::this_thread::yield();
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - started_steady_);
-    finish_bgsave(server, started_ms_ + elapsed.count());
+    finish_bgsave(started_ms_ + elapsed.count());
     return;
   }
   for (auto& sink : sinks_)
@@ -301,35 +292,34 @@ void Snapshots::abandon_bgsave(ServerState& server) {
   writer_.reset();
   sinks_.clear();
   phase_ = Phase::kIdle;
-  log(server, "warning", "Background saving abandoned");
+  logger_.log("warning", "Background saving abandoned");
 }
 
-bool Snapshots::prepare_shutdown(ServerState& server, bool save_first, bool force, TimePoint now,
-                                 std::int64_t unix_ms) {
+bool Snapshots::prepare_shutdown(bool save_first, bool force, TimePoint now, std::int64_t unix_ms) {
   if (bgsave_in_progress()) {
-    log(server, "warning", "There is a background save in progress. Stopping it!");
-    abandon_bgsave(server);
+    logger_.log("warning", "There is a background save in progress. Stopping it!");
+    abandon_bgsave();
   }
   if (!save_first) return true;
-  log(server, "notice", "Saving the final snapshot before exiting.");
-  if (save(server, now, unix_ms)) return true;
+  logger_.log("notice", "Saving the final snapshot before exiting.");
+  if (save(now, unix_ms)) return true;
   if (force) {  // Redis's texts, both ways
-    log(server, "warning", "Error trying to save the DB. Exit anyway.");
+    logger_.log("warning", "Error trying to save the DB. Exit anyway.");
     return true;
   }
-  log(server, "warning", "Error trying to save the DB, can't exit.");
-  log(server, "warning",
-      "Errors trying to shut down the server. Check the logs for more information.");
+  logger_.log("warning", "Error trying to save the DB, can't exit.");
+  logger_.log("warning",
+              "Errors trying to shut down the server. Check the logs for more information.");
   return false;
 }
 
-Snapshots::LoadResult Snapshots::load(ServerState& server, TimePoint now, std::int64_t unix_ms) {
+Snapshots::LoadResult Snapshots::load(TimePoint now, std::int64_t unix_ms) {
   LoadResult result;
-  const std::string path = snapshot_path(server.config);
+  const std::string& path = settings_.path;
   const std::size_t stale = persistence::remove_stale_temp_files(path);
   if (stale != 0) {
-    log(server, "notice",
-        "Removed " + std::to_string(stale) + " temporary snapshot file(s) left by a killed save");
+    logger_.log("notice", "Removed " + std::to_string(stale) +
+                              " temporary snapshot file(s) left by a killed save");
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return result;  // nothing to load
@@ -337,7 +327,7 @@ Snapshots::LoadResult Snapshots::load(ServerState& server, TimePoint now, std::i
   const auto started = std::chrono::steady_clock::now();
   persistence::SnapshotError error;
   auto reader = persistence::SnapshotReader::open(path, persistence::ReaderLimits{}, &error);
-  Keyspace& keyspace = server.keyspace;
+  Keyspace& keyspace = keyspace_;
   std::uint64_t loaded = 0, expired = 0;
   bool ok = reader != nullptr;
   if (ok) {
@@ -393,13 +383,12 @@ Snapshots::LoadResult Snapshots::load(ServerState& server, TimePoint now, std::i
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   char text[64];
   std::snprintf(text, sizeof(text), "DB loaded from disk: %.3f seconds", seconds);
-  log(server, "notice", text);
-  log(server, "notice",
-      "Done loading RDB, keys loaded: " + std::to_string(loaded) +
-          ", keys expired: " + std::to_string(expired) + ".");
+  logger_.log("notice", text);
+  logger_.log("notice", "Done loading RDB, keys loaded: " + std::to_string(loaded) +
+                            ", keys expired: " + std::to_string(expired) + ".");
   last_load_loaded_ = loaded;
   last_load_expired_ = expired;
-  server.last_save_ms = unix_ms;  // as Redis: the data on disk equals the data in memory
+  last_save_ms_ = unix_ms;  // as Redis: the data on disk equals the data in memory
   return result;
 }
 
