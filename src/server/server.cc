@@ -22,23 +22,6 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
 
-// Redis 7.0's protected-mode refusal, verbatim (typo included): clients and people search for
-// it, and every remedy it lists works here too (CONFIG SET protected-mode, --protected-mode no,
-// a password).
-constexpr std::string_view kProtectedMode =
-    "DENIED Redis is running in protected mode because protected mode is enabled and no password "
-    "is set for the default user. In this mode connections are only accepted from the loopback "
-    "interface. If you want to connect from external computers to Redis you may adopt one of the "
-    "following solutions: 1) Just disable protected mode sending the command 'CONFIG SET "
-    "protected-mode no' from the loopback interface by connecting to Redis from the same host the "
-    "server is running, however MAKE SURE Redis is not publicly accessible from internet if you do "
-    "so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable "
-    "the protected mode by editing the Redis configuration file, and setting the protected mode "
-    "option to 'no', and then restarting the server. 3) If you started the server manually just "
-    "for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication "
-    "password for the default user. NOTE: You only need to do one of the above things in order "
-    "for the server to start accepting connections from the outside.";
-
 // The longest an active-expiry slice runs before it yields to the clients (Redis's fast cycle
 // gets 1 ms; ours comes 4x as often at most, so a GET waits at most this long behind one).
 constexpr auto kExpirySliceBudget = std::chrono::microseconds(250);
@@ -247,7 +230,7 @@ void Server::accept_from(int listen_fd) {
     }
     if (state_.config.protected_mode && state_.config.requirepass.empty() &&
         !net::is_loopback_peer(fd)) {
-      refuse(kProtectedMode);
+      refuse(errors::kProtectedMode);
       continue;
     }
     const std::uint64_t id = next_client_id_++;

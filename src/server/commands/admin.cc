@@ -17,17 +17,10 @@
 namespace chronocached {
 namespace {
 
-// Redis refuses these inside MULTI (CMD_NO_MULTI) and the refusal dooms the transaction.
-constexpr std::string_view kNotInTransaction = "ERR Command not allowed inside a transaction";
-// Redis's texts: shared.err for a failed SAVE (the reason goes to the log), and rdb.c's.
-constexpr std::string_view kSaveFailed = "ERR";
-constexpr std::string_view kBgsaveRunning = "ERR Background save already in progress";
-constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
-
 bool refused_in_multi(CommandContext& ctx) {
   if (!ctx.client.in_multi) return false;
   ctx.client.multi_error = true;
-  ctx.reply.error(kNotInTransaction);
+  ctx.reply.error(errors::kNotInTransaction);
   return true;
 }
 
@@ -105,20 +98,19 @@ void shutdown(CommandContext& ctx) {
   }
   if ((abort && (save || nosave || now || force)) || (save && nosave))
     return ctx.reply.error(errors::kSyntax);
-  if (abort) return ctx.reply.error("ERR No shutdown in progress.");
+  if (abort) return ctx.reply.error(errors::kNoShutdownInProgress);
   ServerState& server = ctx.server;
   server.logger.log("warning", "User requested shutdown...");
   const bool save_first = save || (!nosave && server.snapshots.has_save_points());
   if (!server.snapshots.prepare_shutdown(save_first, force, ctx.now, ctx.unix_ms))
-    return ctx.reply.error(kShutdownFailed);
+    return ctx.reply.error(errors::kShutdownFailed);
   server.shutdown_requested = true;
 }
 
 // MONITOR: from now on this client receives every command the server runs (command_table.cc
 // writes the lines). A second MONITOR is ignored without a reply, as in Redis.
 void monitor(CommandContext& ctx) {
-  if (ctx.client.in_exec)
-    return ctx.reply.error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  if (ctx.client.in_exec) return ctx.reply.error(errors::kMonitorDenyBlocking);
   if (ctx.client.monitor) return;
   ctx.client.monitor = true;
   ctx.server.clients.monitors.push_back(&ctx.client);
@@ -132,8 +124,8 @@ void lastsave(CommandContext& ctx) {
 // SAVE: blocking, as Redis's; refused while a BGSAVE runs (two writers, one file).
 void save(CommandContext& ctx) {
   if (refused_in_multi(ctx)) return;
-  if (ctx.server.snapshots.bgsave_in_progress()) return ctx.reply.error(kBgsaveRunning);
-  if (!ctx.server.snapshots.save(ctx.now, ctx.unix_ms)) return ctx.reply.error(kSaveFailed);
+  if (ctx.server.snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
+  if (!ctx.server.snapshots.save(ctx.now, ctx.unix_ms)) return ctx.reply.error(errors::kSaveFailed);
   ctx.reply.ok();
 }
 
@@ -144,7 +136,7 @@ void bgsave(CommandContext& ctx) {
   if (ctx.argc() > 2 || (ctx.argc() == 2 && !schedule)) return ctx.reply.error(errors::kSyntax);
   Snapshots& snapshots = ctx.server.snapshots;
   if (snapshots.bgsave_in_progress()) {
-    if (!schedule) return ctx.reply.error(kBgsaveRunning);
+    if (!schedule) return ctx.reply.error(errors::kBgsaveRunning);
     snapshots.schedule_bgsave();
     return ctx.reply.simple("Background saving scheduled");
   }
@@ -152,9 +144,9 @@ void bgsave(CommandContext& ctx) {
     case Snapshots::Start::kStarted:
       return ctx.reply.simple("Background saving started");
     case Snapshots::Start::kAlreadyRunning:
-      return ctx.reply.error(kBgsaveRunning);
+      return ctx.reply.error(errors::kBgsaveRunning);
     case Snapshots::Start::kFailed:
-      return ctx.reply.error(kSaveFailed);
+      return ctx.reply.error(errors::kSaveFailed);
   }
 }
 

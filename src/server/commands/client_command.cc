@@ -24,7 +24,7 @@ namespace {
 void client_id(CommandContext& ctx) { ctx.reply.integer(static_cast<long long>(ctx.client.id)); }
 
 void client_setname(CommandContext& ctx) {
-  if (!valid_client_name(ctx.args[2])) return ctx.reply.error(kBadClientName);
+  if (!valid_client_name(ctx.args[2])) return ctx.reply.error(errors::kBadClientName);
   ctx.client.name = std::string(ctx.args[2]);
   ctx.reply.ok();
 }
@@ -44,12 +44,6 @@ ClientType client_type_by_name(std::string_view name) {
   if (iequals(name, "master")) return ClientType::kMaster;
   if (iequals(name, "pubsub")) return ClientType::kPubSub;
   return ClientType::kUnknown;
-}
-
-std::string unknown_client_type(std::string_view name) {
-  std::string text = "ERR Unknown client type '";
-  text.append(name).append("'");
-  return text;
 }
 
 // One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
@@ -111,14 +105,15 @@ void client_list(CommandContext& ctx) {
   std::string text;
   if (ctx.argc() == 4 && iequals(ctx.args[2], "TYPE")) {
     const ClientType type = client_type_by_name(ctx.args[3]);
-    if (type == ClientType::kUnknown) return ctx.reply.error(unknown_client_type(ctx.args[3]));
+    if (type == ClientType::kUnknown)
+      return ctx.reply.error(errors::unknown_client_type(ctx.args[3]));
     if (type == ClientType::kNormal)
       for (const ClientState* c : clients_by_id(ctx.server))
         append_client_line(text, ctx, *c, "client|list");
   } else if (ctx.argc() > 3 && iequals(ctx.args[2], "ID")) {
     for (std::size_t i = 3; i < ctx.argc(); ++i) {
       const auto id = parse_int64(ctx.args[i]);
-      if (!id) return ctx.reply.error("ERR Invalid client ID");
+      if (!id) return ctx.reply.error(errors::kInvalidClientId);
       const auto it = ctx.server.clients.by_id.find(static_cast<std::uint64_t>(*id));
       if (it != ctx.server.clients.by_id.end())
         append_client_line(text, ctx, *it->second, "client|list");
@@ -159,11 +154,12 @@ void client_kill(CommandContext& ctx) {
       const std::string_view value = ctx.args[i + 1];
       if (iequals(opt, "ID")) {
         const auto n = parse_int64(value);
-        if (!n || *n < 1) return ctx.reply.error("ERR client-id should be greater than 0");
+        if (!n || *n < 1) return ctx.reply.error(errors::kClientIdNotPositive);
         id = static_cast<std::uint64_t>(*n);
       } else if (iequals(opt, "TYPE")) {
         type = client_type_by_name(value);
-        if (type == ClientType::kUnknown) return ctx.reply.error(unknown_client_type(value));
+        if (type == ClientType::kUnknown)
+          return ctx.reply.error(errors::unknown_client_type(value));
         has_type = true;
       } else if (iequals(opt, "ADDR")) {
         addr = value;
@@ -173,9 +169,7 @@ void client_kill(CommandContext& ctx) {
         has_laddr = true;
       } else if (iequals(opt, "USER")) {
         if (value != "default") {
-          std::string text = "ERR No such user '";
-          text.append(value).append("'");
-          return ctx.reply.error(text);
+          return ctx.reply.error(errors::no_such_user(value));
         }
         user = value;
         has_user = true;
@@ -208,7 +202,7 @@ void client_kill(CommandContext& ctx) {
     ++killed;
   }
   if (!old_form) return ctx.reply.integer(killed);
-  if (killed == 0) return ctx.reply.error("ERR No such client");
+  if (killed == 0) return ctx.reply.error(errors::kNoSuchClient);
   ctx.reply.ok();
 }
 
@@ -243,16 +237,14 @@ void client_reply(CommandContext& ctx) {
 // pausing (nothing in chronocached waits on a pause yet: failover tools only need the OK).
 void client_pause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    std::string text = "ERR unknown subcommand or wrong number of arguments for '";
-    text.append(ctx.args[1].substr(0, 128)).append("'. Try CLIENT HELP.");
-    return ctx.reply.error(text);
+    return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLIENT"));
   }
   if (ctx.argc() == 4 && !iequals(ctx.args[3], "WRITE") && !iequals(ctx.args[3], "ALL"))
-    return ctx.reply.error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+    return ctx.reply.error(errors::kPauseMode);
   const auto timeout = parse_int64(ctx.args[2]);
-  if (!timeout) return ctx.reply.error("ERR timeout is not an integer or out of range");
-  if (*timeout < 0) return ctx.reply.error("ERR timeout is negative");
-  if (*timeout > INT64_MAX - ctx.unix_ms) return ctx.reply.error("ERR timeout is out of range");
+  if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
+  if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
+  if (*timeout > INT64_MAX - ctx.unix_ms) return ctx.reply.error(errors::kTimeoutOutOfRange);
   ctx.reply.ok();
 }
 

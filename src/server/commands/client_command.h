@@ -12,9 +12,6 @@ namespace chronocached {
 // CLIENT's subcommands, for its CommandSpec (connection.cc).
 std::span<const CommandSpec> client_subcommands();
 
-inline constexpr std::string_view kBadClientName =
-    "ERR Client names cannot contain spaces, newlines or special characters.";
-
 // Redis's validateClientName, for CLIENT SETNAME and HELLO SETNAME: printable ASCII without
 // spaces (CLIENT LIST splits on spaces); the empty name is allowed (it clears the name). Bytes
 // past 0x7e fail too: Redis compares them as negative signed chars.

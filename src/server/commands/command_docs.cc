@@ -388,17 +388,17 @@ void get_keys(CommandContext& ctx, bool with_flags) {
   const CommandSpec* spec = find_command(command[0]);
   if (spec != nullptr && !spec->subcommands.empty() && command.size() >= 2)
     spec = find_subcommand(*spec, command[1]);
-  if (spec == nullptr) return ctx.reply.error("ERR Invalid command specified");
-  if (spec->first_key <= 0) return ctx.reply.error("ERR The command has no key arguments");
+  if (spec == nullptr) return ctx.reply.error(errors::kInvalidCommand);
+  if (spec->first_key <= 0) return ctx.reply.error(errors::kCommandHasNoKeys);
   const auto argc = static_cast<long long>(command.size());
   if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity)
-    return ctx.reply.error("ERR Invalid number of arguments specified for command");
+    return ctx.reply.error(errors::kCommandKeysArity);
   const long long last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
   const long long step = spec->key_step > 0 ? spec->key_step : 1;
   std::vector<std::string_view> keys;
   for (long long i = spec->first_key; i <= last && i < argc; i += step)
     keys.push_back(command[static_cast<std::size_t>(i)]);
-  if (keys.empty()) return ctx.reply.error("ERR Invalid arguments specified for command");
+  if (keys.empty()) return ctx.reply.error(errors::kCommandKeysArguments);
   ctx.reply.array(keys.size());
   for (std::string_view key : keys) {
     if (!with_flags) {

@@ -113,8 +113,7 @@ void reject(CommandContext& ctx, const ResolvedCommand* command, std::string_vie
     ctx.client.in_multi = false;
     ctx.client.multi_error = false;
     ctx.client.queued.clear();
-    std::string why = "EXECABORT Transaction discarded because of: ";
-    why.append(text.starts_with("ERR ") ? text.substr(4) : text);
+    const std::string why = errors::exec_abort_because(text);
     ctx.reply.error(why);
     count_error(ctx.server, why);
     return;

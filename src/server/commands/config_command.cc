@@ -54,9 +54,7 @@ void config_set(CommandContext& ctx) {
     const ConfigParam* param = find_config_param(name);
     std::string problem;
     if (param == nullptr) {
-      std::string text = "ERR Unknown option or number of arguments for CONFIG SET - '";
-      text.append(name).append("'");
-      return ctx.reply.error(text);
+      return ctx.reply.error(errors::config_set_unknown(name));
     }
     if (!param->runtime) {
       problem = "can't set immutable config";
@@ -64,18 +62,14 @@ void config_set(CommandContext& ctx) {
       problem = "duplicate parameter";
     }
     if (!problem.empty()) {
-      std::string text = "ERR CONFIG SET failed (possibly related to argument '";
-      text.append(name).append("') - ").append(problem);
-      return ctx.reply.error(text);
+      return ctx.reply.error(errors::config_set_failed(name, problem));
     }
     chosen.push_back(param);
   }
   ServerConfig updated = ctx.server.config;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (auto problem = chosen[i]->set(updated, ctx.args[3 + 2 * i])) {
-      std::string text = "ERR CONFIG SET failed (possibly related to argument '";
-      text.append(ctx.args[2 + 2 * i]).append("') - ").append(*problem);
-      return ctx.reply.error(text);
+      return ctx.reply.error(errors::config_set_failed(ctx.args[2 + 2 * i], *problem));
     }
   }
   ctx.server.config = std::move(updated);
@@ -95,7 +89,7 @@ void config_resetstat(CommandContext& ctx) {
 // renamed over it, so a crash mid-write never leaves half a config.
 void config_rewrite(CommandContext& ctx) {
   const std::string& path = ctx.server.config.config_file;
-  if (path.empty()) return ctx.reply.error("ERR The server is running without a config file");
+  if (path.empty()) return ctx.reply.error(errors::kNoConfigFile);
   const std::string text = render_config(ctx.server.config);
   std::string temporary = path;
   temporary.append(".tmp-").append(std::to_string(getpid()));
@@ -106,9 +100,7 @@ void config_rewrite(CommandContext& ctx) {
   if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
     const int error = written ? errno : write_errno;
     std::remove(temporary.c_str());
-    std::string reply = "ERR Rewriting config file: ";
-    reply.append(std::strerror(error));
-    return ctx.reply.error(reply);
+    return ctx.reply.error(errors::config_rewrite_failed(std::strerror(error)));
   }
   ctx.reply.ok();
 }

@@ -30,9 +30,7 @@ void quit(CommandContext& ctx) {
 void select(CommandContext& ctx) {
   const auto index = parse_int64(ctx.args[1]);
   if (!index) return ctx.reply.error(errors::kNotInteger);
-  if (*index < INT32_MIN || *index > INT32_MAX)
-    return ctx.reply.error(
-        "ERR value is out of range, value must between -2147483648 and 2147483647");
+  if (*index < INT32_MIN || *index > INT32_MAX) return ctx.reply.error(errors::kNotInt32);
   if (*index < 0 || static_cast<std::size_t>(*index) >= ctx.server.keyspace.count())
     return ctx.reply.error(errors::kDbIndexOutOfRange);
   ctx.client.db = static_cast<std::size_t>(*index);
@@ -63,9 +61,8 @@ void hello(CommandContext& ctx) {
   std::size_t i = 1;
   if (ctx.argc() >= 2) {
     const auto version = parse_int64(ctx.args[1]);
-    if (!version) return ctx.reply.error("ERR Protocol version is not an integer or out of range");
-    if (*version < 2 || *version > 3)
-      return ctx.reply.error("NOPROTO unsupported protocol version");
+    if (!version) return ctx.reply.error(errors::kBadProtocolVersion);
+    if (*version < 2 || *version > 3) return ctx.reply.error(errors::kNoProto);
     protocol = static_cast<int>(*version);
     i = 2;
   }
@@ -83,9 +80,7 @@ void hello(CommandContext& ctx) {
       setname = ctx.args[++i];
       has_setname = true;
     } else {
-      std::string text = "ERR Syntax error in HELLO option '";
-      text.append(ctx.args[i]).append("'");
-      return ctx.reply.error(text);
+      return ctx.reply.error(errors::hello_option(ctx.args[i]));
     }
   }
   if (has_auth) {
@@ -93,13 +88,10 @@ void hello(CommandContext& ctx) {
     ctx.client.authenticated = true;
   }
   if (!ctx.client.authenticated && !ctx.server.config.requirepass.empty()) {
-    return ctx.reply.error(
-        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-        "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
-        "protocol version at the same time");
+    return ctx.reply.error(errors::kHelloNoAuth);
   }
   if (has_setname) {
-    if (!valid_client_name(setname)) return ctx.reply.error(kBadClientName);
+    if (!valid_client_name(setname)) return ctx.reply.error(errors::kBadClientName);
     ctx.client.name = std::string(setname);
   }
   ctx.client.protocol = protocol;

@@ -17,10 +17,7 @@ namespace {
 
 void debug(CommandContext& ctx) {
   if (!ctx.server.config.enable_debug_command) {
-    return ctx.reply.error(
-        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-        "you can run it from a local connection, otherwise you need to set this option in the "
-        "configuration file, and then restart the server.");
+    return ctx.reply.error(errors::kDebugNotAllowed);
   }
   const std::string_view sub = ctx.args[1];
   if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
@@ -52,15 +49,14 @@ void debug(CommandContext& ctx) {
   }
   if (iequals(sub, "RELOAD") && ctx.argc() == 2) {
     ServerState& server = ctx.server;
-    if (server.snapshots.bgsave_in_progress())
-      return ctx.reply.error("ERR Background save already in progress");
+    if (server.snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
     if (!server.snapshots.save(ctx.now, ctx.unix_ms))
-      return ctx.reply.error("ERR Error trying to save the DB");
+      return ctx.reply.error(errors::kDebugSaveFailed);
     server.keyspace.clear_all(ctx.now);
     const Snapshots::LoadResult loaded = server.snapshots.load(ctx.now, ctx.unix_ms);
     if (!loaded.ok) {
       server.logger.log("warning", "DEBUG RELOAD: " + loaded.error);
-      return ctx.reply.error("ERR Error trying to load the RDB dump, check server logs.");
+      return ctx.reply.error(errors::kDebugLoadFailed);
     }
     return ctx.reply.ok();
   }

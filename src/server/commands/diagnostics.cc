@@ -9,13 +9,6 @@
 namespace chronocached {
 namespace {
 
-// "ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP."
-std::string subcommand_syntax_error(std::string_view sub, std::string_view command) {
-  std::string text = "ERR unknown subcommand or wrong number of arguments for '";
-  text.append(sub.substr(0, 128)).append("'. Try ").append(command).append(" HELP.");
-  return text;
-}
-
 // ---- LATENCY ---------------------------------------------------------------------------------
 
 // Redis's answer while latency-monitor-threshold is 0 (its default): no samples are taken. The
@@ -29,9 +22,7 @@ void latency_doctor(CommandContext& ctx) {
 }
 
 void latency_graph(CommandContext& ctx) {
-  std::string text = "ERR No samples available for event '";
-  text.append(ctx.args[2]).append("'");
-  ctx.reply.error(text);
+  ctx.reply.error(errors::no_latency_samples(ctx.args[2]));
 }
 
 void latency_histogram(CommandContext& ctx) { ctx.reply.map(0); }
@@ -132,11 +123,10 @@ constexpr CommandSpec kLatency[] = {
 // ---- SLOWLOG ---------------------------------------------------------------------------------
 
 void slowlog_get(CommandContext& ctx) {
-  if (ctx.argc() > 3) return ctx.reply.error(subcommand_syntax_error(ctx.args[1], "SLOWLOG"));
+  if (ctx.argc() > 3) return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "SLOWLOG"));
   if (ctx.argc() == 3) {
     const auto count = parse_int64(ctx.args[2]);
-    if (!count || *count < -1)
-      return ctx.reply.error("ERR count should be greater than or equal to -1");
+    if (!count || *count < -1) return ctx.reply.error(errors::kSlowlogCount);
   }
   ctx.reply.array(0);
 }
@@ -200,9 +190,9 @@ constexpr CommandSpec kSlowlog[] = {
 // ---- FUNCTION --------------------------------------------------------------------------------
 
 void function_flush(CommandContext& ctx) {
-  if (ctx.argc() > 3) return ctx.reply.error(subcommand_syntax_error(ctx.args[1], "FUNCTION"));
+  if (ctx.argc() > 3) return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "FUNCTION"));
   if (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC"))
-    return ctx.reply.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    return ctx.reply.error(errors::kFunctionFlushMode);
   ctx.reply.ok();
 }
 
@@ -214,13 +204,11 @@ void function_list(CommandContext& ctx) {
     if (!with_code && iequals(ctx.args[i], "WITHCODE")) {
       with_code = true;
     } else if (!has_pattern && iequals(ctx.args[i], "LIBRARYNAME")) {
-      if (i + 1 >= ctx.argc()) return ctx.reply.error("ERR library name argument was not given");
+      if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kLibraryNameMissing);
       has_pattern = true;
       ++i;
     } else {
-      std::string text = "ERR Unknown argument ";
-      text.append(ctx.args[i]);
-      return ctx.reply.error(text);
+      return ctx.reply.error(errors::unknown_argument(ctx.args[i]));
     }
   }
   ctx.reply.array(0);
@@ -312,7 +300,7 @@ constexpr CommandSpec kFunction[] = {
 void script_flush(CommandContext& ctx) {
   if (ctx.argc() > 3 ||
       (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC")))
-    return ctx.reply.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    return ctx.reply.error(errors::kScriptFlushMode);
   ctx.reply.ok();
 }
 

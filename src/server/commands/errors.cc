@@ -44,4 +44,63 @@ std::string unknown_subcommand(std::string_view sub, std::string_view command) {
   return text;
 }
 
+std::string subcommand_syntax(std::string_view sub, std::string_view command) {
+  std::string text = "ERR unknown subcommand or wrong number of arguments for '";
+  text.append(sub.substr(0, 128)).append("'. Try ").append(command).append(" HELP.");
+  return text;
+}
+
+std::string unsupported_option(std::string_view option) {
+  option = option.substr(0, option.find('\0'));
+  std::string text = "ERR Unsupported option ";
+  text.append(option);
+  while (text.back() == '\r' || text.back() == '\n') text.pop_back();
+  for (char& c : text)
+    if (c == '\r' || c == '\n') c = ' ';
+  return text;
+}
+
+namespace {
+// "<prefix>'<word>'": the texts that quote one argument.
+std::string quoted(std::string_view prefix, std::string_view word) {
+  std::string text(prefix);
+  text.append(word).push_back('\'');
+  return text;
+}
+}  // namespace
+
+std::string hello_option(std::string_view option) {
+  return quoted("ERR Syntax error in HELLO option '", option);
+}
+std::string unknown_client_type(std::string_view type) {
+  return quoted("ERR Unknown client type '", type);
+}
+std::string no_such_user(std::string_view user) { return quoted("ERR No such user '", user); }
+std::string config_set_unknown(std::string_view name) {
+  return quoted("ERR Unknown option or number of arguments for CONFIG SET - '", name);
+}
+std::string no_latency_samples(std::string_view event) {
+  return quoted("ERR No samples available for event '", event);
+}
+
+std::string config_set_failed(std::string_view name, std::string_view problem) {
+  std::string text = "ERR CONFIG SET failed (possibly related to argument '";
+  text.append(name).append("') - ").append(problem);
+  return text;
+}
+
+std::string config_rewrite_failed(std::string_view reason) {
+  return "ERR Rewriting config file: " + std::string(reason);
+}
+
+std::string unknown_argument(std::string_view argument) {
+  return "ERR Unknown argument " + std::string(argument);
+}
+
+std::string exec_abort_because(std::string_view error) {
+  std::string why = "EXECABORT Transaction discarded because of: ";
+  why.append(error.starts_with("ERR ") ? error.substr(4) : error);
+  return why;
+}
+
 }  // namespace chronocached::errors

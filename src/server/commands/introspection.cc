@@ -80,10 +80,7 @@ void object_refcount(CommandContext& ctx) {
 void object_freq(CommandContext& ctx) {
   if (object_lookup(ctx) == nullptr) return;
   if (!policy_is_lfu(ctx.server.config)) {
-    return ctx.reply.error(
-        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-        "that when switching between policies at runtime LRU and LFU data will take some time to "
-        "adjust.");
+    return ctx.reply.error(errors::kNoLfuPolicy);
   }
   // No access frequency is tracked per key (the keyspace runs the TtlOnly policy): every key
   // reports the counter of a key never read, rather than an invented one.
@@ -93,9 +90,7 @@ void object_freq(CommandContext& ctx) {
 void object_idletime(CommandContext& ctx) {
   if (object_lookup(ctx) == nullptr) return;
   if (policy_is_lfu(ctx.server.config)) {
-    return ctx.reply.error(
-        "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
-        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    return ctx.reply.error(errors::kLfuPolicyNoIdle);
   }
   // Access times are not tracked yet (no LRU clock per key): every key reports 0 seconds idle.
   ctx.reply.integer(0);

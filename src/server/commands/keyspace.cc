@@ -102,7 +102,7 @@ std::optional<std::uint64_t> parse_cursor(std::string_view text) {
 // TYPE filter them) or examined 10 * COUNT slots, so a sparse table cannot make a call slow.
 void scan(CommandContext& ctx) {
   const auto cursor = parse_cursor(ctx.args[1]);
-  if (!cursor) return ctx.reply.error("ERR invalid cursor");
+  if (!cursor) return ctx.reply.error(errors::kInvalidCursor);
   std::int64_t count = 10;
   std::string_view pattern;
   bool use_pattern = false;
@@ -198,9 +198,7 @@ std::optional<int> parse_int_or_reply(CommandContext& ctx, std::string_view text
     return std::nullopt;
   }
   if (*value < std::numeric_limits<int>::min() || *value > std::numeric_limits<int>::max()) {
-    ctx.reply.error(message.empty()
-                        ? "ERR value is out of range, value must between -2147483648 and 2147483647"
-                        : message);
+    ctx.reply.error(message.empty() ? errors::kNotInt32 : message);
     return std::nullopt;
   }
   return static_cast<int>(*value);
@@ -229,8 +227,7 @@ void copy(CommandContext& ctx) {
   }
   const std::string_view source = ctx.args[1];
   const std::string_view target = ctx.args[2];
-  if (source_db == target_db && source == target)
-    return ctx.reply.error("ERR source and destination objects are the same");
+  if (source_db == target_db && source == target) return ctx.reply.error(errors::kSameObject);
   Db& from = ctx.server.keyspace.db(source_db);
   Db& to = ctx.server.keyspace.db(target_db);
   const Blob* value = from.find(source, ctx.now);
@@ -242,9 +239,9 @@ void copy(CommandContext& ctx) {
 }
 
 void swapdb(CommandContext& ctx) {
-  const auto first = parse_int_or_reply(ctx, ctx.args[1], "ERR invalid first DB index");
+  const auto first = parse_int_or_reply(ctx, ctx.args[1], errors::kInvalidFirstDb);
   if (!first) return;
-  const auto second = parse_int_or_reply(ctx, ctx.args[2], "ERR invalid second DB index");
+  const auto second = parse_int_or_reply(ctx, ctx.args[2], errors::kInvalidSecondDb);
   if (!second) return;
   if (!db_index_valid(ctx, *first) || !db_index_valid(ctx, *second))
     return ctx.reply.error(errors::kDbIndexOutOfRange);

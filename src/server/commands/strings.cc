@@ -30,20 +30,12 @@
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
 #include "server/commands/lcs.h"
+#include "server/store/unix_time.h"
 
 namespace chronocached {
 namespace {
 
 using chronocache::Duration;
-
-constexpr std::string_view kIncrNanOrInfinity = "ERR increment would produce NaN or Infinity";
-constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
-constexpr std::string_view kLcsWrongType = "ERR The specified keys must contain string values";
-constexpr std::string_view kLcsIdxAndLen =
-    "ERR If you want both the length and indexes, please just use IDX.";
-constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
-constexpr std::string_view kLcsNoMemory =
-    "ERR Insufficient memory, failed allocating transient memory for LCS";
 
 // A Blob holds at most Blob::kMaxBytes. Redis's only bound is proto-max-bulk-len, which may be
 // configured higher; past this we refuse with Redis's error.
@@ -161,14 +153,6 @@ bool parse_extended_options(CommandContext& ctx, OptionsOf command, ExtendedOpti
   return true;
 }
 
-// `now + ms`, saturated below kNoExpiry: PXAT 9223372036854775807 is a deadline, not "never".
-TimePoint deadline_after(TimePoint now, std::int64_t ms) {
-  const std::int64_t latest = TimePoint::max().time_since_epoch().count() - 1;
-  const std::int64_t base = now.time_since_epoch().count();
-  if (ms > 0 && base > latest - ms) return TimePoint(Duration(latest));
-  return now + Duration(ms);
-}
-
 // Redis's getExpireMillisecondsOrReply, then the engine deadline. nullopt after replying.
 // `command` names the command in "invalid expire time in '<command>' command".
 std::optional<TimePoint> expire_deadline(CommandContext& ctx, std::uint32_t flags,
@@ -194,9 +178,8 @@ std::optional<TimePoint> expire_deadline(CommandContext& ctx, std::uint32_t flag
     }
     return deadline_after(ctx.now, ms);
   }
-  // An absolute time converts through the wall clock read with `now`; a past one is a deadline
-  // at or before `now`, which the engine treats as already expired.
-  return deadline_after(ctx.now, ms - ctx.unix_ms);
+  // A past time is a deadline at or before `now`, which the engine treats as already expired.
+  return deadline_at_unix_ms(ms, ctx.now, ctx.unix_ms);
 }
 
 // ---- SET and its older forms ------------------------------------------------------------------
@@ -473,7 +456,8 @@ void incrby(CommandContext& ctx) {
 void decrby(CommandContext& ctx) {
   const auto decrement = parse_int64(ctx.args[2]);
   if (!decrement) return ctx.reply.error(errors::kNotInteger);
-  if (*decrement == INT64_MIN) return ctx.reply.error(kDecrementOverflow);  // cannot be negated
+  if (*decrement == INT64_MIN)
+    return ctx.reply.error(errors::kDecrementOverflow);  // cannot be negated
   incr_by(ctx, -*decrement);
 }
 
@@ -492,7 +476,7 @@ void incrbyfloat(CommandContext& ctx) {
   const auto increment = parse_long_double(ctx.args[2]);
   if (!increment) return ctx.reply.error(errors::kNotFloat);
   const long double result = current + *increment;
-  if (std::isnan(result) || std::isinf(result)) return ctx.reply.error(kIncrNanOrInfinity);
+  if (std::isnan(result) || std::isinf(result)) return ctx.reply.error(errors::kIncrNanOrInfinity);
   const std::string text = resp::format_long_double(result);
   if (value == nullptr) {
     ctx.db().put(key, text, kNoExpiry, ctx.now);
@@ -510,10 +494,10 @@ void incrbyfloat(CommandContext& ctx) {
 void lcs(CommandContext& ctx) {
   // Copy the first value: the second lookup may move entries (it removes an expired one).
   const Blob* first = nullptr;
-  if (!lookup_string(ctx, ctx.args[1], first, kLcsWrongType)) return;
+  if (!lookup_string(ctx, ctx.args[1], first, errors::kLcsWrongType)) return;
   const std::string a(first == nullptr ? std::string_view() : first->view());
   const Blob* second = nullptr;
-  if (!lookup_string(ctx, ctx.args[2], second, kLcsWrongType)) return;
+  if (!lookup_string(ctx, ctx.args[2], second, errors::kLcsWrongType)) return;
   const std::string_view b = second == nullptr ? std::string_view() : second->view();
 
   bool want_len = false, want_idx = false, with_match_len = false;
@@ -534,11 +518,12 @@ void lcs(CommandContext& ctx) {
       return ctx.reply.error(errors::kSyntax);
     }
   }
-  if (want_idx && want_len) return ctx.reply.error(kLcsIdxAndLen);
-  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) return ctx.reply.error(kLcsTooLong);
+  if (want_idx && want_len) return ctx.reply.error(errors::kLcsIdxAndLen);
+  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1)
+    return ctx.reply.error(errors::kLcsTooLong);
 
   const auto table = LcsTable::compute(a, b, kMaxLcsCells);
-  if (!table) return ctx.reply.error(kLcsNoMemory);
+  if (!table) return ctx.reply.error(errors::kLcsNoMemory);
   if (want_len) return ctx.reply.integer(table->length());
   if (!want_idx) return ctx.reply.bulk(table->backtrack(nullptr, 0));
 

@@ -1,9 +1,7 @@
 // TTL commands: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (with NX XX GT LT), TTL PTTL EXPIRETIME
 // PEXPIRETIME PERSIST, with Redis 7.0's replies and errors.
 //
-// Redis reasons in unix milliseconds; the engine keeps deadlines on its monotonic clock. The two
-// meet at the batch's clock pair (ctx.now, ctx.unix_ms): a unix time T is the deadline
-// ctx.now + (T - ctx.unix_ms), and a deadline D reads back as ctx.unix_ms + (D - ctx.now).
+// Unix times become deadlines, and back, at the batch's clock pair (store/unix_time.h).
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -14,40 +12,12 @@
 #include "server/commands/arguments.h"
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
+#include "server/store/unix_time.h"
 
 namespace chronocached {
 namespace {
 
 using Milliseconds = std::chrono::milliseconds;
-
-// The deadline of unix time `unix_target_ms`, which must be after ctx.unix_ms. A time so far out
-// that the engine clock cannot hold it saturates just short of kNoExpiry, so the key still has
-// a TTL (Redis accepts any target up to INT64_MAX ms).
-TimePoint deadline_at_unix_ms(const CommandContext& ctx, std::int64_t unix_target_ms) {
-  const std::int64_t ahead_ms = unix_target_ms - ctx.unix_ms;
-  const std::int64_t headroom_ms = (kNoExpiry - ctx.now).count() - 1;
-  return ctx.now + Milliseconds(ahead_ms < headroom_ms ? ahead_ms : headroom_ms);
-}
-
-// Saturates at INT64_MAX: a deadline set for unix INT64_MAX ms reads back as that even when the
-// wall clock has moved a millisecond against the engine clock since.
-std::int64_t unix_ms_of(const CommandContext& ctx, TimePoint deadline) {
-  const std::int64_t ahead_ms = (deadline - ctx.now).count();
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return ahead_ms > kMax - ctx.unix_ms ? kMax : ctx.unix_ms + ahead_ms;
-}
-
-// Redis's addReplyErrorFormat: trailing CR/LF trimmed, inner ones turned into spaces, and the
-// argument read as a C string (it ends at a NUL byte).
-std::string unsupported_option(std::string_view option) {
-  option = option.substr(0, option.find('\0'));
-  std::string text = "ERR Unsupported option ";
-  text.append(option);
-  while (text.back() == '\r' || text.back() == '\n') text.pop_back();
-  for (char& c : text)
-    if (c == '\r' || c == '\n') c = ' ';
-  return text;
-}
 
 enum ExpireCondition : unsigned {
   kIfNoTtl = 1u << 0,    // NX
@@ -71,16 +41,16 @@ std::optional<unsigned> parse_conditions(CommandContext& ctx) {
     } else if (iequals(option, "LT")) {
       conditions |= kIfLess;
     } else {
-      ctx.reply.error(unsupported_option(option));
+      ctx.reply.error(errors::unsupported_option(option));
       return std::nullopt;
     }
   }
   if ((conditions & kIfNoTtl) && (conditions & (kIfHasTtl | kIfGreater | kIfLess))) {
-    ctx.reply.error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    ctx.reply.error(errors::kExpireNxXxGtLt);
     return std::nullopt;
   }
   if ((conditions & kIfGreater) && (conditions & kIfLess)) {
-    ctx.reply.error("ERR GT and LT options at the same time are not compatible");
+    ctx.reply.error(errors::kExpireGtAndLt);
     return std::nullopt;
   }
   return conditions;
@@ -124,7 +94,8 @@ void expire_generic(CommandContext& ctx, std::string_view name, bool relative, U
   const bool already_past = target_ms <= ctx.unix_ms;
   // A past target is compared as the current time: any past deadline orders before every live
   // one, which is all GT and LT need (and the subtraction below cannot overflow).
-  const TimePoint wanted = already_past ? ctx.now : deadline_at_unix_ms(ctx, target_ms);
+  const TimePoint wanted =
+      already_past ? ctx.now : deadline_at_unix_ms(target_ms, ctx.now, ctx.unix_ms);
   if (*conditions != 0 && !conditions_allow(*conditions, *current, wanted))
     return ctx.reply.integer(0);
   // A deadline at or before now deletes the key (Db::set_deadline), as Redis's DEL does.
@@ -148,8 +119,8 @@ void ttl_generic(CommandContext& ctx, TtlView view, Unit unit) {
   if (db.find(ctx.args[1], ctx.now) == nullptr) return ctx.reply.integer(-2);
   const TimePoint deadline = db.deadline(ctx.args[1], ctx.now).value_or(kNoExpiry);
   if (deadline == kNoExpiry) return ctx.reply.integer(-1);
-  std::int64_t ms =
-      view == TtlView::kUnixTime ? unix_ms_of(ctx, deadline) : (deadline - ctx.now).count();
+  std::int64_t ms = view == TtlView::kUnixTime ? unix_ms_of(deadline, ctx.now, ctx.unix_ms)
+                                               : (deadline - ctx.now).count();
   if (ms < 0) ms = 0;
   if (unit == Unit::kMilliseconds) return ctx.reply.integer(ms);
   // Rounded to the nearest second, as Redis's (ttl+500)/1000; in unsigned arithmetic because a

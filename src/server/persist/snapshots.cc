@@ -13,6 +13,7 @@
 #include "persistence/durable_file.h"
 #include "persistence/snapshot_reader.h"
 #include "server/base/version.h"
+#include "server/store/unix_time.h"
 
 namespace chronocached {
 
@@ -20,21 +21,6 @@ namespace persistence = chronocache::persistence;
 using chronocache::TimePoint;
 
 namespace {
-
-// Deadlines and unix times meet at the batch's clock pair (now, unix_ms), as in commands/ttl.cc:
-// a deadline D is unix_ms + (D - now), a unix time T is now + (T - unix_ms).
-std::int64_t unix_ms_of(TimePoint deadline, TimePoint now, std::int64_t unix_ms) {
-  const std::int64_t ahead_ms = (deadline - now).count();
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return ahead_ms > kMax - unix_ms ? kMax : unix_ms + ahead_ms;
-}
-
-// A time the engine clock cannot hold saturates just short of kNoExpiry (the key keeps a TTL).
-TimePoint deadline_at(std::int64_t unix_target_ms, TimePoint now, std::int64_t unix_ms) {
-  const std::int64_t ahead_ms = unix_target_ms - unix_ms;
-  const std::int64_t headroom_ms = (kNoExpiry - now).count() - 1;
-  return now + std::chrono::milliseconds(std::min(ahead_ms, headroom_ms));
-}
 
 // The format's measured defaults (LZ4, 128 KiB blocks, a worker thread, fsync at commit). The
 // worker compresses and writes only when the event loop leaves the CPU free: pinned to one core
@@ -360,7 +346,7 @@ Snapshots::LoadResult Snapshots::load(TimePoint now, std::int64_t unix_ms) {
           }
           const TimePoint deadline = e.expire_unix_ms == persistence::kNoExpiryMs
                                          ? kNoExpiry
-                                         : deadline_at(e.expire_unix_ms, now, unix_ms);
+                                         : deadline_at_unix_ms(e.expire_unix_ms, now, unix_ms);
           pipeline.push(db, e.key, e.value, deadline, now);
           ++loaded;
         },
