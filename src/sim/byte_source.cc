@@ -80,12 +80,13 @@ struct Step {
 
 // A codec is one streaming decompressor: decode() moves bytes from the front of `in` to the front
 // of `out`, advancing both past what it used, and keeps its own state between calls.
-// `input_ended` says that `in` holds the file's last bytes (it is then empty): the codec must say
-// whether that is the end of its stream (ended) or a truncated one (error), after flushing any
-// output it still holds. It is called once per input refill or output buffer, never per byte.
+// `input_ended` says the file has no more bytes (`in` is then empty): after flushing any output it
+// still holds, the codec must say whether that is the end of its stream (ended) or a truncated
+// one (error). It is called once per input refill or output buffer, never per byte.
 template <class C>
-concept Codec = requires(C codec, std::span<const char>& in, std::span<char>& out, bool ended) {
-  { codec.decode(in, out, ended) } -> std::same_as<Step>;
+concept Codec = requires(C codec, std::span<const char>& in, std::span<char>& out,
+                         bool input_ended) {
+  { codec.decode(in, out, input_ended) } -> std::same_as<Step>;
 };
 
 // The loop every codec shares: refill a fixed input buffer from the file whenever the codec has
