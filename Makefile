@@ -115,11 +115,14 @@ bench-snapshot: build-release
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).
+# The traces are not in the repository: they are read from ../shared/data/traces beside it, or from
+# BENCH_ARGS="--traces DIR"; without them the script says so and fails (make test never needs them).
 bench-hitratio: build-release
 	python3 bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim \
 	  --out build/hitratio $(BENCH_ARGS)
 
-# The simulator on any trace: make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --png cpp.png"
+# The simulator on any trace file (any format and compression it reads), e.g. a sample trace:
+#   make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --png cpp.png"
 sim: build-release
 	./build/release/src/sim/chronocache-sim $(ARGS)
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Hit ratios of ChronoCache's policies against two reference simulators, on the sample traces.
 
-Runs chronocache-sim on every trace of ../shared/data/traces at exactly the (trace, cache size)
-pairs of the reference results (results/libcachesim_hits.csv, object-count runs, and
+Runs chronocache-sim on every trace of the sample-traces folder (--traces; by default
+../shared/data/traces beside the repository, which a clone alone does not have) at exactly the
+(trace, cache size) pairs of the reference results (results/libcachesim_hits.csv, object-count runs, and
 results/caffeine_hits.csv), joins our hit ratios with theirs and prints a markdown table:
 
   trace | size | our policies | best reference online policy | Default - best | within 2 points
@@ -15,6 +16,7 @@ reference policy's mean over the pairs that policy has. Also writes hitratio.csv
 number) and one PNG per trace (miss ratio vs cache size, drawn by chronocache-sim) to --out.
 
   python3 bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim --out build/hitratio
+  make bench-hitratio BENCH_ARGS="--traces /path/to/traces"   # the traces somewhere else
 """
 
 import argparse
@@ -80,6 +82,21 @@ def load_references(traces_dir):
     return refs
 
 
+def missing_inputs(args):
+    """What is missing to run (one line for the user), or None: checked before any work so that
+    an absent folder is a message, not a traceback."""
+    reference_csvs = [os.path.join(args.traces, "results", name)
+                      for name in ("libcachesim_hits.csv", "caffeine_hits.csv")]
+    if not os.path.isdir(args.traces) or not all(map(os.path.isfile, reference_csvs)):
+        return (f"no sample traces at {args.traces} (expected its lirs/, arc/, cache2k/, "
+                "libcachesim/ and results/libcachesim_hits.csv, results/caffeine_hits.csv); "
+                "point --traces at the folder, e.g. make bench-hitratio "
+                'BENCH_ARGS="--traces /path/to/traces"')
+    if not os.access(args.sim, os.X_OK):
+        return (f"no chronocache-sim at {args.sim}; build it (make build-release) or pass --sim")
+    return None
+
+
 def available_policies(sim):
     out = subprocess.run([sim, "--list-policies"], check=True, capture_output=True, text=True)
     return [line.split("\t")[0] for line in out.stdout.splitlines() if line]
@@ -129,11 +146,17 @@ class Tee:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sim", default=os.path.join(REPO, "build/release/src/sim/chronocache-sim"))
-    parser.add_argument("--traces", default=DEFAULT_TRACES)
+    parser.add_argument("--traces", default=DEFAULT_TRACES,
+                        help="folder of the sample traces and their results/ (default: %(default)s)")
     parser.add_argument("--out", default=os.path.join(REPO, "build/hitratio"))
     parser.add_argument("--threads", type=int, default=0, help="chronocache-sim --threads")
     parser.add_argument("--only", default="", help="comma-separated trace names (default: all)")
     args = parser.parse_args()
+
+    missing = missing_inputs(args)
+    if missing:
+        sys.exit(f"run_hitratio: {missing}")
+    print(f"# traces: {args.traces}", file=sys.stderr)
 
     os.makedirs(args.out, exist_ok=True)
     refs = load_references(args.traces)

@@ -1,11 +1,14 @@
-// The three decompressors behind ByteSource (see byte_source.h). Each wraps the library's
-// streaming API over one fixed input buffer: no allocation after opening.
+// The decompressors behind ByteSource (see byte_source.h): one reading loop,
+// DecompressingSource, over one fixed input buffer (no allocation after opening), and per library
+// a small Codec that makes one streaming call and says how its stream ends. The loop is a
+// template on the codec, so the only virtual call is ByteSource::read, once per caller's buffer.
 #include "sim/byte_source.h"
 
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include <concepts>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -69,119 +72,159 @@ class PlainSource final : public ByteSource {
   File file_;
 };
 
-class GzipSource final : public ByteSource {
+// What one decoding step of a codec reports to DecompressingSource.
+struct Step {
+  bool ended = false;           // the compressed stream is complete: there is no more output
+  const char* error = nullptr;  // corrupt or truncated input: the reason, static text
+};
+
+// A codec is one streaming decompressor: decode() moves bytes from the front of `in` to the front
+// of `out`, advancing both past what it used, and keeps its own state between calls.
+// `input_ended` says the file has no more bytes (`in` is then empty): after flushing any output it
+// still holds, the codec must say whether that is the end of its stream (ended) or a truncated
+// one (error). It is called once per input refill or output buffer, never per byte.
+template <class C>
+concept Codec = requires(C codec, std::span<const char>& in, std::span<char>& out,
+                         bool input_ended) {
+  { codec.decode(in, out, input_ended) } -> std::same_as<Step>;
+};
+
+// The loop every codec shares: refill a fixed input buffer from the file whenever the codec has
+// used it all, and decode until the caller's buffer is full or the stream ends.
+template <Codec C>
+class DecompressingSource final : public ByteSource {
  public:
-  explicit GzipSource(const std::string& path) : file_(path), input_(kInputChunkBytes) {
+  explicit DecompressingSource(const std::string& path)
+      : file_(path), input_(kInputChunkBytes), codec_(path) {}
+
+  std::size_t read(std::span<char> out) override {
+    std::span<char> rest = out;
+    while (!rest.empty() && !ended_) {
+      if (in_.empty() && !input_ended_) {
+        const std::size_t got = file_.read(input_.data(), input_.size());
+        in_ = std::span<const char>(input_.data(), got);
+        input_ended_ = got == 0;
+      }
+      const Step step = codec_.decode(in_, rest, input_ended_);
+      if (step.error != nullptr) throw failure(file_.path(), step.error);
+      ended_ = step.ended;
+    }
+    return out.size() - rest.size();
+  }
+  std::uint64_t consumed_file_bytes() const override { return file_.consumed(); }
+  std::uint64_t file_bytes() const override { return file_.size(); }
+
+ private:
+  File file_;
+  std::vector<char> input_;
+  std::span<const char> in_;  // the part of input_ the codec has not used yet
+  bool input_ended_ = false;  // the file has no more bytes
+  bool ended_ = false;        // the codec's stream is complete
+  C codec_;
+};
+
+// Moves the codec's cursors past what one call used.
+void advance(std::span<const char>& in, std::size_t left_in, std::span<char>& out,
+             std::size_t left_out) {
+  in = in.subspan(in.size() - left_in);
+  out = out.subspan(out.size() - left_out);
+}
+
+// zlib: gzip or zlib streams; concatenated gzip members (what `cat a.gz b.gz` makes) continue
+// the stream, so the file ends cleanly only between members.
+class GzipCodec {
+ public:
+  explicit GzipCodec(const std::string& path) {
     // 15 + 32: the largest window, and accept both zlib and gzip headers.
     if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw failure(path, "inflateInit failed");
   }
-  ~GzipSource() override { inflateEnd(&stream_); }
+  GzipCodec(const GzipCodec&) = delete;
+  GzipCodec& operator=(const GzipCodec&) = delete;
+  ~GzipCodec() { inflateEnd(&stream_); }
 
-  std::size_t read(std::span<char> out) override {
+  Step decode(std::span<const char>& in, std::span<char>& out, bool input_ended) {
+    if (input_ended && between_members_) return {.ended = true};
+    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    stream_.avail_in = static_cast<uInt>(in.size());
     stream_.next_out = reinterpret_cast<Bytef*>(out.data());
     stream_.avail_out = static_cast<uInt>(out.size());
-    while (stream_.avail_out != 0 && !done_) {
-      if (stream_.avail_in == 0) {
-        const std::size_t got = file_.read(input_.data(), input_.size());
-        if (got == 0) throw failure(file_.path(), "truncated gzip stream");
-        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
-        stream_.avail_in = static_cast<uInt>(got);
-      }
-      const int rc = inflate(&stream_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        // Concatenated gzip members (what `cat a.gz b.gz` makes) continue the stream.
-        if (stream_.avail_in == 0 && file_.consumed() == file_.size()) {
-          done_ = true;
-        } else {
-          inflateReset(&stream_);
-        }
-      } else if (rc != Z_OK) {
-        throw failure(file_.path(), "corrupt gzip stream");
-      }
+    const int rc = inflate(&stream_, Z_NO_FLUSH);
+    const bool used_input = stream_.avail_in != in.size();
+    advance(in, stream_.avail_in, out, stream_.avail_out);
+    if (rc == Z_STREAM_END) {
+      inflateReset(&stream_);
+      between_members_ = true;
+      return {};
     }
-    return out.size() - stream_.avail_out;
+    if (rc == Z_OK) {
+      if (used_input) between_members_ = false;
+      return {};
+    }
+    // Z_BUF_ERROR: no progress was possible, which with no input left means it ran out.
+    return {.error =
+                rc == Z_BUF_ERROR && input_ended ? "truncated gzip stream" : "corrupt gzip stream"};
   }
-  std::uint64_t consumed_file_bytes() const override { return file_.consumed(); }
-  std::uint64_t file_bytes() const override { return file_.size(); }
 
  private:
-  File file_;
-  std::vector<char> input_;
   z_stream stream_{};
-  bool done_ = false;
+  bool between_members_ = false;  // an empty file is not a gzip stream
 };
 
-class XzSource final : public ByteSource {
+// liblzma: .xz streams, concatenated ones included (LZMA_CONCATENATED); the decoder itself
+// knows, once told LZMA_FINISH, whether the input ended at a stream boundary.
+class XzCodec {
  public:
-  explicit XzSource(const std::string& path) : file_(path), input_(kInputChunkBytes) {
+  explicit XzCodec(const std::string& path) {
     if (lzma_stream_decoder(&stream_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
       throw failure(path, "lzma_stream_decoder failed");
   }
-  ~XzSource() override { lzma_end(&stream_); }
+  XzCodec(const XzCodec&) = delete;
+  XzCodec& operator=(const XzCodec&) = delete;
+  ~XzCodec() { lzma_end(&stream_); }
 
-  std::size_t read(std::span<char> out) override {
+  Step decode(std::span<const char>& in, std::span<char>& out, bool input_ended) {
+    stream_.next_in = reinterpret_cast<const std::uint8_t*>(in.data());
+    stream_.avail_in = in.size();
     stream_.next_out = reinterpret_cast<std::uint8_t*>(out.data());
     stream_.avail_out = out.size();
-    while (stream_.avail_out != 0 && !done_) {
-      lzma_action action = LZMA_RUN;
-      if (stream_.avail_in == 0) {
-        const std::size_t got = file_.read(input_.data(), input_.size());
-        stream_.next_in = reinterpret_cast<const std::uint8_t*>(input_.data());
-        stream_.avail_in = got;
-        if (got == 0) action = LZMA_FINISH;
-      }
-      const lzma_ret rc = lzma_code(&stream_, action);
-      if (rc == LZMA_STREAM_END) {
-        done_ = true;
-      } else if (rc != LZMA_OK) {
-        throw failure(file_.path(), "corrupt xz stream");
-      }
-    }
-    return out.size() - stream_.avail_out;
+    const lzma_ret rc = lzma_code(&stream_, input_ended ? LZMA_FINISH : LZMA_RUN);
+    advance(in, stream_.avail_in, out, stream_.avail_out);
+    if (rc == LZMA_STREAM_END) return {.ended = true};
+    if (rc == LZMA_OK) return {};
+    return {.error = rc == LZMA_BUF_ERROR ? "truncated xz stream" : "corrupt xz stream"};
   }
-  std::uint64_t consumed_file_bytes() const override { return file_.consumed(); }
-  std::uint64_t file_bytes() const override { return file_.size(); }
 
  private:
-  File file_;
-  std::vector<char> input_;
   lzma_stream stream_ = LZMA_STREAM_INIT;
-  bool done_ = false;
 };
 
-class ZstdSource final : public ByteSource {
+// libzstd: one or more frames back to back; the file ends cleanly only after a complete frame
+// (and an empty file is an empty stream).
+class ZstdCodec {
  public:
-  explicit ZstdSource(const std::string& path)
-      : file_(path), input_(kInputChunkBytes), stream_(ZSTD_createDStream()) {
+  explicit ZstdCodec(const std::string& path) : stream_(ZSTD_createDStream()) {
     if (stream_ == nullptr) throw failure(path, "ZSTD_createDStream failed");
   }
-  ~ZstdSource() override { ZSTD_freeDStream(stream_); }
+  ZstdCodec(const ZstdCodec&) = delete;
+  ZstdCodec& operator=(const ZstdCodec&) = delete;
+  ~ZstdCodec() { ZSTD_freeDStream(stream_); }
 
-  std::size_t read(std::span<char> out) override {
+  Step decode(std::span<const char>& in, std::span<char>& out, bool input_ended) {
+    if (input_ended && frame_complete_) return {.ended = true};
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
     ZSTD_outBuffer output{out.data(), out.size(), 0};
-    while (output.pos < output.size) {
-      if (in_.pos == in_.size) {
-        const std::size_t got = file_.read(input_.data(), input_.size());
-        if (got == 0) {
-          if (!frame_complete_) throw failure(file_.path(), "truncated zstd stream");
-          break;
-        }
-        in_ = ZSTD_inBuffer{input_.data(), got, 0};
-      }
-      const std::size_t rc = ZSTD_decompressStream(stream_, &output, &in_);
-      if (ZSTD_isError(rc)) throw failure(file_.path(), ZSTD_getErrorName(rc));
-      frame_complete_ = rc == 0;
-    }
-    return output.pos;
+    const std::size_t rc = ZSTD_decompressStream(stream_, &output, &input);
+    if (ZSTD_isError(rc)) return {.error = ZSTD_getErrorName(rc)};
+    advance(in, input.size - input.pos, out, output.size - output.pos);
+    frame_complete_ = rc == 0;
+    // With no input left, a call that flushed nothing means the frame can never complete.
+    if (input_ended && output.pos == 0 && !frame_complete_)
+      return {.error = "truncated zstd stream"};
+    return {};
   }
-  std::uint64_t consumed_file_bytes() const override { return file_.consumed(); }
-  std::uint64_t file_bytes() const override { return file_.size(); }
 
  private:
-  File file_;
-  std::vector<char> input_;
   ZSTD_DStream* stream_;
-  ZSTD_inBuffer in_{nullptr, 0, 0};
   bool frame_complete_ = true;
 };
 
@@ -197,11 +240,11 @@ Compression compression_from_path(std::string_view path) {
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
   switch (compression_from_path(path)) {
     case Compression::kGzip:
-      return std::make_unique<GzipSource>(path);
+      return std::make_unique<DecompressingSource<GzipCodec>>(path);
     case Compression::kXz:
-      return std::make_unique<XzSource>(path);
+      return std::make_unique<DecompressingSource<XzCodec>>(path);
     case Compression::kZstd:
-      return std::make_unique<ZstdSource>(path);
+      return std::make_unique<DecompressingSource<ZstdCodec>>(path);
     case Compression::kNone:
       break;
   }

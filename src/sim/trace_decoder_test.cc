@@ -1,4 +1,4 @@
-// TraceDecoder on hand-written inputs: the parsing rules of ../shared/data/traces/README.md,
+// TraceDecoder on hand-written inputs: the parsing rules of trace_format.h,
 // one format at a time, and chunk boundaries anywhere.
 #include "sim/trace_decoder.h"
 
