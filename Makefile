@@ -1,5 +1,5 @@
 # ChronoCache: the commands the README documents. Thin wrappers over CMakePresets.json.
-#   make run    install what is missing, build Release, run chronocached on 127.0.0.1:6379 (in memory)
+#   make run    install what is missing, build chronocached (Release), run it on 127.0.0.1:6379 (in memory)
 #   make test   install what is missing, check formatting, build with ASan+UBSan, run every test
 #               (the threaded tests once more under TSan, and everything in Release)
 #   make bench  install what is missing, build Release, print the engine benchmark table
@@ -55,7 +55,10 @@ build-asan: setup
 	cmake --build --preset asan-ubsan -j $(JOBS)
 
 # The server in the foreground on 127.0.0.1:6379, in memory. Extra flags: make run ARGS="--port 7000".
-run: build-release
+# Builds only chronocached and what it links (not the tests and benchmarks).
+run: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target chronocached
 	./$(SERVER_RELEASE) $(ARGS)
 
 format-check: setup

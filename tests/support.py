@@ -1,4 +1,5 @@
 """Helpers shared by the black-box tests: raw RESP over sockets, and redis-py conveniences."""
+import socket
 import time
 
 import pytest
@@ -37,6 +38,38 @@ def read_exactly(sock, n, timeout=10.0):
             break
         data += chunk
     return data
+
+
+def connect(port, host="127.0.0.1"):
+    """A raw TCP connection to the server (Nagle off: requests go out as written)."""
+    sock = socket.create_connection((host, port), timeout=10)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def read_until_closed(sock, timeout=10):
+    """Everything the server sends until it closes the connection."""
+    sock.settimeout(timeout)
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(1 << 16)
+        except ConnectionResetError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def wait_for(predicate, timeout=10.0, interval=0.02):
+    """Polls a condition the server reaches on its own (a close, a timer, the expiry sweep) up
+    to a deadline; returns whether it became true. Callers assert it, saying what they waited for."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
 
 
 def error_of(client, *args):

@@ -12,20 +12,10 @@ import time
 
 import pytest
 
-from support import advance
+from support import advance, wait_for
 
 # Generous for ASan builds on a loaded 2-core machine: the sweep needs ~0.5 s per pass.
 WAIT_S = 15.0
-
-
-def wait_for(predicate, timeout=WAIT_S, interval=0.02):
-    """Polls until predicate() is true; returns whether it became true in time."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
 
 
 def keyspace(client, db=0):
@@ -72,7 +62,7 @@ def test_keys_with_ttls_expire_without_reads_and_free_their_memory(r, malloc_is_
     assert keyspace(r)["expires"] == pytest.approx(20000, rel=0.1)  # sampled on large databases
     memory_loaded = r.info("memory")["used_memory"]
     advance(r, 200_000)  # every volatile deadline has passed; nobody reads those keys
-    assert wait_for(lambda: r.dbsize() == 5000), f"dbsize stuck at {r.dbsize()}"
+    assert wait_for(lambda: r.dbsize() == 5000, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     assert expired_keys(r) == 20000
     assert keyspace(r)["keys"] == 5000
     assert keyspace(r)["expires"] == 0
@@ -86,13 +76,13 @@ def test_keys_expire_progressively_and_none_before_their_deadline(r):
     load(r, "early", 300, ttl_ms=(10_000, 20_000), seed=2)
     load(r, "late", 3000, ttl_ms=(100_000, 120_000), seed=3)
     advance(r, 50_000)  # the early keys are due, the late ones are 50 s from theirs
-    assert wait_for(lambda: expired_keys(r) == 300), f"expired_keys={expired_keys(r)}"
+    assert wait_for(lambda: expired_keys(r) == 300, timeout=WAIT_S), f"expired_keys={expired_keys(r)}"
     # The early keys lie all over the table, so the sweep has passed most of it while the late
     # keys were 50 s from due: none of them may be gone.
     assert r.dbsize() == 3000
     assert keyspace(r)["expires"] == pytest.approx(3000, rel=0.1)
     advance(r, 100_000)
-    assert wait_for(lambda: r.dbsize() == 0), f"dbsize stuck at {r.dbsize()}"
+    assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     assert expired_keys(r) == 3300
 
 
@@ -102,7 +92,7 @@ def test_every_database_is_swept(r):
     r.select(0)
     load(r, "k", 100)
     advance(r, 10_000)
-    assert wait_for(lambda: keyspace(r, 5)["keys"] == 0), f"db5: {keyspace(r, 5)}"
+    assert wait_for(lambda: keyspace(r, 5)["keys"] == 0, timeout=WAIT_S), f"db5: {keyspace(r, 5)}"
     assert expired_keys(r) == 2000
     assert r.dbsize() == 100
 
@@ -116,7 +106,7 @@ def test_debug_set_active_expire_0_stops_the_sweep_and_1_resumes_it(r):
     assert r.dbsize() == 1000
     assert expired_keys(r) == 0
     assert r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 1) in (True, "OK")
-    assert wait_for(lambda: r.dbsize() == 0), f"dbsize stuck at {r.dbsize()}"
+    assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     assert expired_keys(r) == 1000
 
 

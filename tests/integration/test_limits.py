@@ -19,7 +19,7 @@ import time
 import pytest
 
 from conftest import ServerProcess
-from support import encode
+from support import connect, encode, read_exactly, read_until_closed, wait_for
 
 PROTOCOL_ERROR = b"-ERR Protocol error: "
 
@@ -29,37 +29,6 @@ PROTOCOL_ERROR = b"-ERR Protocol error: "
 def command(*args):
     """One multibulk request."""
     return encode(args)
-
-
-def connect(port, host="127.0.0.1"):
-    s = socket.create_connection((host, port), timeout=10)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-
-
-def read_until_closed(sock, timeout=10):
-    """Everything the server sends until it closes the connection."""
-    sock.settimeout(timeout)
-    data = b""
-    while True:
-        try:
-            chunk = sock.recv(1 << 16)
-        except ConnectionResetError:
-            return data
-        if not chunk:
-            return data
-        data += chunk
-
-
-def read_exactly(sock, n, timeout=10):
-    sock.settimeout(timeout)
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError(f"closed after {len(data)} of {n} bytes: {bytes(data[:200])!r}")
-        data += chunk
-    return bytes(data)
 
 
 def round_trip(sock):
@@ -94,16 +63,6 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise AssertionError("no VmRSS")
-
-
-def wait_for(predicate, timeout=10, what="condition"):
-    """Polls a condition the server reaches on its own (a close, a timer) up to a deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def is_closed(sock):
@@ -420,7 +379,7 @@ def test_maxclients_refuses_with_redis_error(start_server):
             reply = b""
         probe.close()
         return reply == b"+PONG\r\n"
-    wait_for(accepted, what="a free client slot")
+    assert wait_for(accepted), "timed out waiting for a free client slot"
 
 
 def test_maxclients_shrinks_to_the_descriptor_limit(server_binary):
