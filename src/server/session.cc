@@ -143,8 +143,12 @@ void Session::process() {
     const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
     wanted_bytes_ = parsed.wanted;
     if (parsed.status == resp::ParseStatus::kNeedMore) break;
+    // CLIENT REPLY OFF/SKIP: what this request answers, a protocol error too, is not sent.
+    writer.drop_silenced();
+    writer.set_silenced(client_.replies_silenced());
     if (parsed.status == resp::ParseStatus::kEmpty) {
       input_.consume(parsed.consumed);
+      client_.end_request();  // an empty line spends a SKIP, as in Redis
       continue;
     }
     if (parsed.status == resp::ParseStatus::kError) {
@@ -158,22 +162,12 @@ void Session::process() {
     }
     writer.set_protocol(client_.protocol);
     CommandContext ctx{args_, writer, client_, state, server_.now(), server_.unix_ms()};
-    const std::size_t mark = writer.mark();
-    const bool skip = client_.reply_mode == ReplyMode::kOff || client_.skip_next_reply;
-    const ReplyMode mode_before = client_.reply_mode;
     execute(ctx);
     if (state.clock_moved_in_batch) {
       state.clock_moved_in_batch = false;
       server_.refresh_clock();
     }
-    // CLIENT REPLY OFF/SKIP silence the commands after them; the switch itself answers ON only.
-    if (skip && mode_before == client_.reply_mode) {
-      writer.truncate_to(mark);
-      client_.skip_next_reply = false;
-    } else if (client_.reply_mode == ReplyMode::kSkip) {
-      client_.reply_mode = ReplyMode::kOn;
-      client_.skip_next_reply = true;
-    }
+    client_.end_request();
     input_.consume(parsed.consumed);
   }
   note_buffer_bytes();

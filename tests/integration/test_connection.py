@@ -5,7 +5,7 @@ import time
 
 import pytest
 import redis
-from support import send, read_exactly
+from support import encode, send, read_exactly
 
 # Redis 7.0's CLIENT LIST fields, in its order (catClientInfoString).
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",
@@ -288,6 +288,94 @@ def test_client_reply_skip_silences_one_command(server, r):
     assert read_exactly(sock, b"+OK\r\n$4\r\nback\r\n") == b"+OK\r\n$4\r\nback\r\n"
     send(sock, ("CLIENT", "REPLY", "maybe"))
     assert read_exactly(sock, b"-ERR syntax error\r\n") == b"-ERR syntax error\r\n"
+    sock.close()
+
+
+def reply(mode):
+    return ("CLIENT", "REPLY", mode)
+
+
+# Each pipeline and what redis-server 7.0.15 answers it, byte for byte (recorded with a raw
+# socket). Redis drops a reply written while OFF or SKIP holds: ON is answered even right after
+# SKIP; a second SKIP silences the request after it; in EXEC the array header and each queued
+# command's reply are judged when written, so a switch inside EXEC cuts the array short.
+REPLY_SEQUENCES = {
+    "skip then on": ([reply("SKIP"), reply("ON"), ("PING",)], b"+OK\r\n+PONG\r\n"),
+    "skip then off": ([reply("SKIP"), reply("OFF"), ("PING",), reply("ON"), ("PING",)],
+                      b"+OK\r\n+PONG\r\n"),
+    "off then skip": ([reply("OFF"), reply("SKIP"), ("PING",), reply("ON"), ("PING",)],
+                      b"+OK\r\n+PONG\r\n"),
+    "skip twice": ([reply("SKIP"), reply("SKIP"), ("ECHO", "a"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "skip a refused command": ([reply("SKIP"), ("NOSUCH",), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "skip a syntax error": ([reply("SKIP"), reply("maybe"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "off silences errors": ([reply("OFF"), reply("maybe"), reply("ON")], b"+OK\r\n"),
+    "on twice": ([reply("ON"), reply("ON")], b"+OK\r\n+OK\r\n"),
+    "skip inside exec": ([("MULTI",), reply("SKIP"), ("ECHO", "a"), ("EXEC",), ("ECHO", "after"),
+                          ("ECHO", "after2")],
+                         b"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n$1\r\na\r\n$6\r\nafter2\r\n"),
+    "off inside exec": ([("MULTI",), ("ECHO", "x"), reply("OFF"), ("ECHO", "a"), ("EXEC",),
+                         ("ECHO", "after"), reply("ON"), ("ECHO", "z")],
+                        b"+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n$1\r\nx\r\n+OK\r\n"
+                        b"$1\r\nz\r\n"),
+    "on inside exec while off": ([reply("OFF"), ("MULTI",), reply("ON"), ("ECHO", "a"), ("EXEC",),
+                                  ("ECHO", "after")],
+                                 b"+OK\r\n$1\r\na\r\n$5\r\nafter\r\n"),
+    "on after skip inside exec": ([("MULTI",), reply("SKIP"), reply("ON"), ("ECHO", "a"),
+                                   ("EXEC",), ("ECHO", "after"), ("ECHO", "b")],
+                                  b"+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n"
+                                  b"$1\r\na\r\n$1\r\nb\r\n"),
+    "skip then multi": ([reply("SKIP"), ("MULTI",), ("ECHO", "a"), ("EXEC",)],
+                        b"+QUEUED\r\n*1\r\n$1\r\na\r\n"),
+    "skip then reset": ([reply("SKIP"), ("RESET",), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "off then reset": ([reply("OFF"), ("RESET",), ("ECHO", "b")], b"+RESET\r\n$1\r\nb\r\n"),
+    "skip then hello": ([reply("SKIP"), ("HELLO", "3"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(REPLY_SEQUENCES))
+def test_client_reply_sequences_answer_as_redis(server, name):
+    commands, expected = REPLY_SEQUENCES[name]
+    sock = server.raw()
+    send(sock, *commands)
+    assert read_exactly(sock, expected, timeout=5) == expected
+    send(sock, ("PING",))  # nothing more was answered, and the connection still answers
+    assert read_exactly(sock, b"+PONG\r\n", timeout=5) == b"+PONG\r\n"
+    sock.close()
+
+
+def test_client_reply_on_after_skip_is_answered_at_once(server):
+    # The reported hang: a client that sends SKIP, then ON, and waits for ON's +OK.
+    sock = server.raw()
+    send(sock, reply("SKIP"))
+    send(sock, reply("ON"))
+    assert read_exactly(sock, b"+OK\r\n", timeout=2) == b"+OK\r\n"
+    sock.close()
+
+
+@pytest.mark.parametrize("empty", [b"\r\n", b"   \r\n", b"\n", b"*0\r\n", b"*-1\r\n"])
+def test_client_reply_skip_is_spent_by_an_empty_request(server, empty):
+    # Redis resets the client after an empty request too, which ends the SKIP.
+    sock = server.raw()
+    sock.sendall(encode(reply("SKIP")) + empty + encode(("ECHO", "b")))
+    assert read_exactly(sock, b"$1\r\nb\r\n", timeout=5) == b"$1\r\nb\r\n"
+    sock.close()
+
+
+def test_client_reply_skip_silences_a_protocol_error(server):
+    sock = server.raw()
+    sock.sendall(encode(reply("SKIP")) + b"*1\r\n$x\r\n")
+    assert_closed(sock)
+
+
+def test_client_reply_silenced_errors_are_still_counted(start_server):
+    # As Redis: the error is counted when it is written, silenced or not.
+    s = start_server()
+    c = single(s)
+    assert c.config_resetstat()
+    sock = s.raw()
+    send(sock, reply("OFF"), ("NOSUCH",), reply("maybe"), reply("ON"))
+    assert read_exactly(sock, b"+OK\r\n") == b"+OK\r\n"
+    assert c.info("errorstats")["errorstat_ERR"]["count"] == 2
     sock.close()
 
 

@@ -222,17 +222,23 @@ void client_no_evict(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing; the session silences the replies after
-// them (session.cc), and SKIP while OFF changes nothing, as in Redis.
+// CLIENT REPLY ON|OFF|SKIP, as Redis: OFF silences every reply after it, SKIP the next
+// request's (ClientState::end_request), and ON ends both and is answered. SKIP while OFF does
+// nothing, and ON leaves a SKIP given earlier in the same EXEC pending, so the request after
+// that EXEC is silenced. Replies are silenced where they are written (ReplyWriter::set_silenced),
+// so in an EXEC that switches, the parts before and after the switch go their own ways.
 void client_reply(CommandContext& ctx) {
+  ClientState& c = ctx.client;
   if (iequals(ctx.args[2], "ON")) {
-    ctx.client.reply_mode = ReplyMode::kOn;
-    ctx.client.skip_next_reply = false;
+    c.reply_off = false;
+    c.reply_skip = false;
+    ctx.reply.set_silenced(false);
     ctx.reply.ok();
   } else if (iequals(ctx.args[2], "OFF")) {
-    ctx.client.reply_mode = ReplyMode::kOff;
+    c.reply_off = true;
+    ctx.reply.set_silenced(true);
   } else if (iequals(ctx.args[2], "SKIP")) {
-    if (ctx.client.reply_mode != ReplyMode::kOff) ctx.client.reply_mode = ReplyMode::kSkip;
+    if (!c.reply_off) c.reply_skip_next = true;
   } else {
     ctx.reply.error(errors::kSyntax);
   }
