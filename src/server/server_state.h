@@ -50,9 +50,13 @@ struct ClientState {
   std::int64_t created_ms = 0;      // wall clock, for CLIENT LIST age
   std::int64_t last_active_ms = 0;  // wall clock, for idle and timeout
   const CommandSpec* last_command = nullptr;
-  std::size_t query_buffer_bytes = 0;   // for CLIENT LIST qbuf
-  std::size_t output_buffer_bytes = 0;  // for CLIENT LIST omem
-  std::string* monitor_out = nullptr;   // the session's output buffer, for MONITOR lines
+  // For CLIENT LIST, noted by the session when a batch starts and when it ends. While a batch
+  // runs, query_buffer_bytes is the whole batch, commands already run included, as Redis's qbuf.
+  std::size_t query_buffer_bytes = 0;     // qbuf
+  std::size_t query_buffer_capacity = 0;  // qbuf + qbuf-free
+  std::size_t output_buffer_bytes = 0;    // unsent reply bytes: obl
+  std::size_t output_buffer_capacity = 0;
+  std::string* monitor_out = nullptr;  // the session's output buffer, for MONITOR lines
 
   // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
   bool in_multi = false;

@@ -133,6 +133,7 @@ void Session::process() {
   limits.max_bulk_len =
       std::min(static_cast<std::size_t>(state.config.proto_max_bulk_len), Blob::kMaxBytes);
   limits.authenticated = client_.authenticated;
+  note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
   if (input_.unread_size() >= kPrefetchMinBytes) prefetch_keys(limits);
   while (!client_.close_after_reply && !closed_) {
     if (output_.size() - sent_ >= kPauseOutputBytes) {
@@ -223,8 +224,10 @@ bool Session::over_output_limit(std::size_t pending) {
   return server_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
 }
 
-// Keeps CLIENT LIST's qbuf and omem current, and maxmemory's count of client buffers with them
-// (a running sum: O(1) per update, never a walk over the clients).
+// Keeps CLIENT LIST's buffer figures current, and maxmemory's count of client buffers with them
+// (a running sum: O(1) per update, never a walk over the clients). Called when a batch starts
+// and ends, so while it runs qbuf is the whole batch: Redis trims its query buffer only after
+// running every command in it.
 void Session::note_buffer_bytes() {
   MemoryBudget& memory = server_.state().memory;
   const std::size_t query = input_.unread_size();
@@ -233,6 +236,8 @@ void Session::note_buffer_bytes() {
                           client_.output_buffer_bytes);
   client_.query_buffer_bytes = query;
   client_.output_buffer_bytes = output;
+  client_.query_buffer_capacity = input_.capacity();
+  client_.output_buffer_capacity = output_.capacity();
 }
 
 void Session::update_interest() {
@@ -249,6 +254,7 @@ void Session::update_interest() {
 void Session::shrink_buffers() {
   input_.shrink();
   if (output_.empty() && output_.capacity() > (64u << 10)) std::string().swap(output_);
+  note_buffer_bytes();
 }
 
 }  // namespace chronocached

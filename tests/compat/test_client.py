@@ -3,7 +3,11 @@ one whole reply per command):
 
 - CLIENT REPLY pipelines, sent in one write: an EXEC that switches replies off or on answers an
   array cut short, which no reply reader can frame. Every byte up to a closing ECHO is compared.
+- CLIENT LIST and INFO lines: their ids, ports, ages and memory figures vary, so each line is
+  compared field by field: the same names in the same order, every value numeric where Redis's
+  is, and equal where it must be (qbuf, argv-mem, flags, cmd, ... for a command sent alone).
 """
+import re
 import time
 
 import pytest
@@ -89,3 +93,117 @@ def test_client_reply_pipeline_matches_redis(name, protocol, redis_server, serve
     theirs = answer_to(redis_server.port, payload, protocol)
     ours = answer_to(server.port, payload, protocol)
     assert ours == theirs, f"{name}: redis-server {theirs!r}\n             chronocached {ours!r}"
+
+
+# ---- CLIENT LIST / INFO fields --------------------------------------------------------------------
+
+# Fields whose values are this connection's own (ids, ports, times): numeric or an address.
+VARYING = {"id", "addr", "laddr", "fd", "age", "idle"}
+# Figures of the server's memory layout: Redis's come from its allocator (jemalloc size
+# classes) and its reply-buffer cron, ours from our buffers. Both must be numbers.
+LAYOUT = {"qbuf-free", "rbs", "rbp", "tot-mem"}
+
+
+def fields_of(line):
+    pairs = []
+    for word in line.split(" "):
+        name, sep, value = word.partition("=")
+        assert sep, f"not name=value: {word!r} in {line!r}"
+        pairs.append((name, value))
+    return pairs
+
+
+def client_lines(reply):
+    """The lines of a CLIENT LIST/INFO reply (a bulk string, or RESP3 verbatim 'txt:')."""
+    header, _, body = reply.partition(b"\r\n")
+    assert header[:1] in (b"$", b"="), reply
+    body = body[:int(header[1:])].decode()
+    if header[:1] == b"=":
+        assert body.startswith("txt:"), reply
+        body = body[4:]
+    assert body.endswith("\n"), reply
+    return body[:-1].split("\n")
+
+
+def compare_lines(theirs, ours, where):
+    problems = []
+    a, b = fields_of(theirs), fields_of(ours)
+    if [n for n, _ in a] != [n for n, _ in b]:
+        return [f"{where}: field names or order differ\n  redis-server {theirs}\n  "
+                f"chronocached {ours}"]
+    for (name, redis_value), (_, our_value) in zip(a, b):
+        if name in VARYING or name in LAYOUT:
+            if name in ("addr", "laddr"):
+                ok = re.fullmatch(r"[\d.]+:\d+", our_value) is not None
+            else:
+                ok = re.fullmatch(r"-?\d+", redis_value) is not None and \
+                    re.fullmatch(r"-?\d+", our_value) is not None
+        else:
+            ok = redis_value == our_value
+        if not ok:
+            problems.append(f"{where}: {name}: redis-server {redis_value!r}, "
+                            f"chronocached {our_value!r}")
+    return problems
+
+
+def own_line(port, setup, request, protocol):
+    """The reply to `request` (raw bytes, sent alone), after `setup` commands were answered."""
+    conn = Connection(port)
+    try:
+        if protocol == 3:
+            conn.command("HELLO", "3")
+        for command in setup:
+            conn.command(*command)
+        conn.send(request)
+        return conn.read_reply()
+    finally:
+        conn.close()
+
+
+def multibulk(*args):
+    return encode_command(args)
+
+
+# What runs before the CLIENT LIST/INFO (each answered first), and the request itself.
+LIST_CASES = {
+    "list": ([], multibulk("CLIENT", "LIST")),
+    "info": ([], multibulk("CLIENT", "INFO")),
+    "list inline": ([], b"CLIENT LIST\r\n"),
+    "info inline": ([], b"client info\r\n"),
+    "list of type normal": ([], multibulk("CLIENT", "LIST", "TYPE", "normal")),
+    "info with a pipelined command after it": ([], multibulk("CLIENT", "INFO") +
+                                               multibulk("PING")),
+    "info named, db 3, no-evict": ([("CLIENT", "SETNAME", "worker-1"), ("SELECT", "3"),
+                                    ("CLIENT", "NO-EVICT", "on")], multibulk("CLIENT", "INFO")),
+}
+
+
+@pytest.mark.parametrize("protocol", [2, 3], ids=["resp2", "resp3"])
+@pytest.mark.parametrize("name", list(LIST_CASES))
+def test_client_list_fields_match_redis(name, protocol, redis_server, server):
+    setup, request = LIST_CASES[name]
+    theirs = own_line(redis_server.port, setup, request, protocol)
+    ours = own_line(server.port, setup, request, protocol)
+    redis_lines, our_lines = client_lines(theirs), client_lines(ours)
+    # The servers have other clients (this suite's own connections): compare the asking one,
+    # which CLIENT LIST reports last (the newest id).
+    problems = compare_lines(redis_lines[-1], our_lines[-1], name)
+    assert not problems, "\n".join(problems)
+
+
+def test_client_list_shows_another_client_as_redis(redis_server, server):
+    """An idle connection seen by another: its fields, and its last command."""
+    problems = []
+    lines = []
+    for port in (redis_server.port, server.port):
+        idle = Connection(port)
+        idle.command("CLIENT", "SETNAME", "idle-one")
+        idle.command("ECHO", "hello")
+        asker = Connection(port)
+        reply = asker.command("CLIENT", "LIST")
+        lines.append([l for l in client_lines(reply) if " name=idle-one " in l])
+        idle.close()
+        asker.close()
+    assert len(lines[0]) == len(lines[1]) == 1, lines
+    problems += compare_lines(lines[0][0], lines[1][0], "idle client")
+    assert not problems, "\n".join(problems)

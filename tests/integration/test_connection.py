@@ -207,6 +207,66 @@ def test_client_list_shows_age_idle_multi_and_flags(server, r):
     assert r.client_list(client_id=[str(c_id)])[0]["multi"] == "-1"
 
 
+def own_fields(sock, request):
+    """Sends raw `request` bytes; the fields of the one CLIENT LIST/INFO line it answers."""
+    sock.sendall(request)
+    head = b""
+    while not head.endswith(b"\r\n"):
+        head += read_exactly(sock, 1)
+    body = read_exactly(sock, int(head[1:-2]) + 2)
+    line = body[:-3].decode()  # without "\n\r\n"
+    return dict(word.split("=", 1) for word in line.split(" "))
+
+
+def test_client_list_counts_its_own_request_in_qbuf_as_redis(server):
+    # redis-server 7.0.15 answers qbuf=26 argv-mem=10 to this exact request, sent alone.
+    sock = server.raw()
+    fields = own_fields(sock, b"*2\r\n$6\r\nCLIENT\r\n$4\r\nLIST\r\n")
+    assert fields["qbuf"] == "26" and fields["argv-mem"] == "10"
+    assert int(fields["qbuf-free"]) > 0, "the read buffer's room past the request"
+    assert int(fields["tot-mem"]) >= int(fields["qbuf"]) + int(fields["qbuf-free"])
+    assert fields["obl"] == fields["oll"] == fields["omem"] == "0"
+    # Inline, 13 bytes; CLIENT INFO with a PING before and an ECHO after in the same write:
+    # the whole batch, as Redis trims its query buffer only after running all of it (162).
+    assert own_fields(sock, b"CLIENT LIST\r\n")["qbuf"] == "13"
+    sock.sendall(encode(("PING",)))
+    assert read_exactly(sock, b"+PONG\r\n") == b"+PONG\r\n"
+    batch = encode(("PING",)) + encode(("CLIENT", "INFO")) + encode(("ECHO", "x" * 100))
+    sock.sendall(batch)
+    assert read_exactly(sock, b"+PONG\r\n") == b"+PONG\r\n"
+    fields = own_fields(sock, b"")
+    assert fields["qbuf"] == str(len(batch)) == "162" and fields["argv-mem"] == "10"
+    assert read_exactly(sock, b"$100\r\n" + b"x" * 100 + b"\r\n")[-102:-2] == b"x" * 100
+    sock.close()
+
+
+def test_client_info_inside_exec_names_exec_as_redis(server):
+    sock = server.raw()
+    send(sock, ("MULTI",), ("SET", "a", "1"), ("CLIENT", "INFO"))
+    assert read_exactly(sock, b"+OK\r\n+QUEUED\r\n+QUEUED\r\n") == b"+OK\r\n+QUEUED\r\n+QUEUED\r\n"
+    send(sock, ("EXEC",))
+    assert read_exactly(sock, b"*2\r\n+OK\r\n") == b"*2\r\n+OK\r\n"
+    fields = own_fields(sock, b"")
+    assert fields["cmd"] == "exec" and fields["argv-mem"] == "4"
+    sock.close()
+
+
+def test_client_list_shows_another_clients_pending_request(server, r):
+    other = server.raw()
+    other.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nab")  # a partial request
+    mine = r.client_id()
+    deadline = time.monotonic() + 5
+    while True:  # until the server has read it
+        others = [c for c in r.client_list() if int(c["id"]) != mine and c["qbuf"] != "0"]
+        if others or time.monotonic() > deadline:
+            break
+    # Its unparsed bytes: Redis has parsed "SET" and "k" into argv by then (qbuf=2,
+    # argv-mem=4); our parser keeps a partial request whole in the buffer.
+    assert [c["qbuf"] for c in others] == ["26"]
+    assert others[0]["argv-mem"] == "0" and others[0]["cmd"] == "NULL"
+    other.close()
+
+
 def test_client_list_errors(r):
     with pytest.raises(redis.ResponseError, match="^Unknown client type 'nosuch'$"):
         r.execute_command("CLIENT LIST", "TYPE", "nosuch")

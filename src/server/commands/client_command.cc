@@ -54,6 +54,23 @@ std::string unknown_client_type(std::string_view name) {
 
 // One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
 // `running` names the command the asking client is running: Redis shows it as that client's cmd.
+//
+// The buffer figures are our buffers', read as Redis reads its own:
+//   qbuf       the query buffer's bytes: for the asking client, the whole batch its command came
+//              in, commands already run and still to run included (Redis trims its buffer only
+//              after the batch), so a CLIENT LIST sent alone counts itself: 26 bytes
+//   qbuf-free  the query buffer's capacity past qbuf (Redis's is a jemalloc size class, ours
+//              the read buffer's size: the two differ)
+//   argv-mem   the bytes of the running command's arguments, the asking client's only (others
+//              are between commands: 0); inside EXEC, EXEC's own 4, as in Redis
+//   multi-mem  what the queued commands hold: their bytes and a std::string each (Redis counts
+//              a pointer each, so the two differ)
+//   rbs, rbp   the reply buffer's capacity, and its bytes in use (we keep no peak)
+//   obl, omem  the unsent reply bytes, both: Redis keeps the first 16 KB in a fixed buffer
+//              (obl) and the rest in a list (oll, omem, what client-output-buffer-limit
+//              weighs); our one buffer has no such split, and oll is always 0
+//   tot-mem    the buffers we own for the client: query and reply buffers' capacities and the
+//              queued commands
 void append_client_line(std::string& out, const CommandContext& ctx, const ClientState& c,
                         std::string_view running) {
   std::string flags;
@@ -65,33 +82,40 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
   if (flags.empty()) flags.push_back('N');
   const bool asking = &c == &ctx.client;
   std::size_t argv_mem = 0;
-  if (asking)
+  if (asking && c.in_exec) {
+    argv_mem = 4;  // EXEC takes no argument: its request is its name
+  } else if (asking) {
     for (std::string_view a : ctx.args) argv_mem += a.size();
+  }
   std::size_t multi_mem = 0;
   for (const auto& command : c.queued)
     for (const std::string& a : command) multi_mem += a.size() + sizeof(std::string);
   std::string cmd = "NULL";
   if (asking) {
-    cmd = running;
+    cmd = c.in_exec ? "exec" : running;  // Redis names the request, EXEC, not the queued one
   } else if (c.last_command != nullptr) {
     cmd = full_command_name(*c.last_command);
   }
   const long long multi = c.in_multi ? static_cast<long long>(c.queued.size()) : -1;
+  const std::size_t qbuf_free = c.query_buffer_capacity > c.query_buffer_bytes
+                                    ? c.query_buffer_capacity - c.query_buffer_bytes
+                                    : 0;
+  const std::size_t tot_mem = c.query_buffer_capacity + c.output_buffer_capacity + multi_mem;
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
   out.append("id=").append(std::to_string(c.id));
   out.append(" addr=").append(c.address);
   out.append(" laddr=").append(c.local_address);
   out.append(line).append(c.name);
-  std::snprintf(
-      line, sizeof(line),
-      " age=%lld idle=%lld flags=%s db=%zu sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=0 "
-      "argv-mem=%zu multi-mem=%zu rbs=0 rbp=0 obl=0 oll=0 omem=%zu tot-mem=%zu events=r%s cmd=",
-      static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
-      static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(), c.db, multi,
-      c.query_buffer_bytes, argv_mem, multi_mem, c.output_buffer_bytes,
-      c.query_buffer_bytes + argv_mem + multi_mem + c.output_buffer_bytes,
-      c.output_buffer_bytes > 0 ? "w" : "");
+  std::snprintf(line, sizeof(line),
+                " age=%lld idle=%lld flags=%s db=%zu sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu "
+                "qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu "
+                "tot-mem=%zu events=r%s cmd=",
+                static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
+                static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
+                c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem,
+                c.output_buffer_capacity, c.output_buffer_bytes, c.output_buffer_bytes,
+                c.output_buffer_bytes, tot_mem, c.output_buffer_bytes > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);
