@@ -165,7 +165,9 @@ void feed_monitors(CommandContext& ctx) {
   }
   // Appending runs no command, so nothing changes the list while we walk it: no copy needed.
   for (ClientState* monitor : ctx.server.monitors) {
-    if (monitor == &ctx.client) continue;
+    // A monitor that silenced its replies (CLIENT REPLY OFF, or a SKIP in force) gets no
+    // lines either: Redis writes them as replies.
+    if (monitor == &ctx.client || monitor->replies_silenced()) continue;
     resp::ReplyWriter w(*monitor->monitor_out);
     w.simple(line);
   }
