@@ -54,9 +54,12 @@ struct ClientState {
   // runs, query_buffer_bytes is the whole batch, commands already run included, as Redis's qbuf.
   std::size_t query_buffer_bytes = 0;     // qbuf
   std::size_t query_buffer_capacity = 0;  // qbuf + qbuf-free
-  std::size_t output_buffer_bytes = 0;    // unsent reply bytes: obl
+  std::size_t output_buffer_bytes = 0;    // unsent reply bytes
   std::size_t output_buffer_capacity = 0;
-  std::string* monitor_out = nullptr;  // the session's output buffer, for MONITOR lines
+  std::size_t output_sent_bytes = 0;  // sent from the front of *monitor_out, not yet erased
+  // The session's output buffer, for MONITOR lines, and for CLIENT LIST's obl while a batch
+  // adds replies to it (Redis counts those already written by the batch's earlier commands).
+  std::string* monitor_out = nullptr;
 
   // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
   bool in_multi = false;

@@ -238,6 +238,7 @@ void Session::note_buffer_bytes() {
   client_.output_buffer_bytes = output;
   client_.query_buffer_capacity = input_.capacity();
   client_.output_buffer_capacity = output_.capacity();
+  client_.output_sent_bytes = sent_;
 }
 
 void Session::update_interest() {

@@ -236,6 +236,7 @@ def test_client_list_counts_its_own_request_in_qbuf_as_redis(server):
     assert read_exactly(sock, b"+PONG\r\n") == b"+PONG\r\n"
     fields = own_fields(sock, b"")
     assert fields["qbuf"] == str(len(batch)) == "162" and fields["argv-mem"] == "10"
+    assert fields["obl"] == "7", "PING's +PONG, written and not yet sent"
     assert read_exactly(sock, b"$100\r\n" + b"x" * 100 + b"\r\n")[-102:-2] == b"x" * 100
     sock.close()
 
@@ -248,6 +249,8 @@ def test_client_info_inside_exec_names_exec_as_redis(server):
     assert read_exactly(sock, b"*2\r\n+OK\r\n") == b"*2\r\n+OK\r\n"
     fields = own_fields(sock, b"")
     assert fields["cmd"] == "exec" and fields["argv-mem"] == "4"
+    assert fields["flags"] == "x" and fields["multi"] == "2", "the queue is running"
+    assert own_fields(sock, encode(("CLIENT", "INFO")))["multi"] == "-1"
     sock.close()
 
 

@@ -52,6 +52,9 @@ std::string unknown_client_type(std::string_view name) {
   return text;
 }
 
+// Redis's PROTO_REPLY_CHUNK_BYTES: the fixed reply buffer that CLIENT LIST's obl describes.
+constexpr std::size_t kRedisReplyChunkBytes = 16 * 1024;
+
 // One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
 // `running` names the command the asking client is running: Redis shows it as that client's cmd.
 //
@@ -66,16 +69,19 @@ std::string unknown_client_type(std::string_view name) {
 //   multi-mem  what the queued commands hold: their bytes and a std::string each (Redis counts
 //              a pointer each, so the two differ)
 //   rbs, rbp   the reply buffer's capacity, and its bytes in use (we keep no peak)
-//   obl, omem  the unsent reply bytes, both: Redis keeps the first 16 KB in a fixed buffer
-//              (obl) and the rest in a list (oll, omem, what client-output-buffer-limit
-//              weighs); our one buffer has no such split, and oll is always 0
+//   obl, omem  Redis keeps a client's first 16 KB of replies in a fixed buffer (obl) and the
+//              rest in a list (oll, omem: what client-output-buffer-limit weighs). Our one
+//              buffer has no such split: obl is all its unsent bytes, omem those past 16 KB,
+//              so both read as Redis's for small replies and omem still shows a client
+//              falling behind; oll is always 0
 //   tot-mem    the buffers we own for the client: query and reply buffers' capacities and the
 //              queued commands
 void append_client_line(std::string& out, const CommandContext& ctx, const ClientState& c,
                         std::string_view running) {
   std::string flags;
   if (c.monitor) flags.push_back('O');
-  if (c.in_multi) flags.push_back('x');
+  const bool in_transaction = c.in_multi || c.in_exec;  // Redis keeps MULTI's flag until EXEC ends
+  if (in_transaction) flags.push_back('x');
   if (c.watching && ctx.server.keyspace.watches().dirty(c.id)) flags.push_back('d');
   if (c.close_after_reply) flags.push_back('c');
   if (c.no_evict) flags.push_back('e');
@@ -96,11 +102,15 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
   } else if (c.last_command != nullptr) {
     cmd = full_command_name(*c.last_command);
   }
-  const long long multi = c.in_multi ? static_cast<long long>(c.queued.size()) : -1;
+  const long long multi = in_transaction ? static_cast<long long>(c.queued.size()) : -1;
   const std::size_t qbuf_free = c.query_buffer_capacity > c.query_buffer_bytes
                                     ? c.query_buffer_capacity - c.query_buffer_bytes
                                     : 0;
   const std::size_t tot_mem = c.query_buffer_capacity + c.output_buffer_capacity + multi_mem;
+  // Unsent replies now: the asking client's batch may have answered commands before this one.
+  const std::size_t obl = c.monitor_out != nullptr ? c.monitor_out->size() - c.output_sent_bytes
+                                                   : c.output_buffer_bytes;
+  const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
   out.append("id=").append(std::to_string(c.id));
@@ -114,8 +124,8 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
                 static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
                 static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
                 c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem,
-                c.output_buffer_capacity, c.output_buffer_bytes, c.output_buffer_bytes,
-                c.output_buffer_bytes, tot_mem, c.output_buffer_bytes > 0 ? "w" : "");
+                c.output_buffer_capacity, obl, obl, omem, tot_mem,
+                c.output_buffer_bytes > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);
