@@ -55,10 +55,9 @@ struct ClientState {
   std::size_t query_buffer_bytes = 0;     // qbuf
   std::size_t query_buffer_capacity = 0;  // qbuf + qbuf-free
   std::size_t output_buffer_bytes = 0;    // unsent reply bytes
-  std::size_t output_buffer_capacity = 0;
-  std::size_t output_sent_bytes = 0;  // sent from the front of *monitor_out, not yet erased
-  // The session's output buffer, for MONITOR lines, and for CLIENT LIST's obl while a batch
-  // adds replies to it (Redis counts those already written by the batch's earlier commands).
+  std::size_t output_sent_bytes = 0;      // sent from the front of *monitor_out, not yet erased
+  // The session's output buffer, for MONITOR lines, and for CLIENT LIST's rbs and obl, read
+  // live: Redis counts the replies already written by the batch's earlier commands.
   std::string* monitor_out = nullptr;
 
   // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).

@@ -237,7 +237,6 @@ void Session::note_buffer_bytes() {
   client_.query_buffer_bytes = query;
   client_.output_buffer_bytes = output;
   client_.query_buffer_capacity = input_.capacity();
-  client_.output_buffer_capacity = output_.capacity();
   client_.output_sent_bytes = sent_;
 }
 

@@ -106,10 +106,11 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
   const std::size_t qbuf_free = c.query_buffer_capacity > c.query_buffer_bytes
                                     ? c.query_buffer_capacity - c.query_buffer_bytes
                                     : 0;
-  const std::size_t tot_mem = c.query_buffer_capacity + c.output_buffer_capacity + multi_mem;
-  // Unsent replies now: the asking client's batch may have answered commands before this one.
+  // The reply buffer now: the asking client's batch may have answered commands before this one.
+  const std::size_t rbs = c.monitor_out != nullptr ? c.monitor_out->capacity() : 0;
   const std::size_t obl = c.monitor_out != nullptr ? c.monitor_out->size() - c.output_sent_bytes
                                                    : c.output_buffer_bytes;
+  const std::size_t tot_mem = c.query_buffer_capacity + rbs + multi_mem;
   const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
@@ -123,9 +124,8 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
                 "tot-mem=%zu events=r%s cmd=",
                 static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
                 static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
-                c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem,
-                c.output_buffer_capacity, obl, obl, omem, tot_mem,
-                c.output_buffer_bytes > 0 ? "w" : "");
+                c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem, rbs, obl, obl,
+                omem, tot_mem, c.output_buffer_bytes > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);
