@@ -108,8 +108,9 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
                                     : 0;
   // The reply buffer now: the asking client's batch may have answered commands before this one.
   const std::size_t rbs = c.monitor_out != nullptr ? c.monitor_out->capacity() : 0;
-  const std::size_t obl = c.monitor_out != nullptr ? c.monitor_out->size() - c.output_sent_bytes
-                                                   : c.output_buffer_bytes;
+  std::size_t obl = c.output_buffer_bytes;
+  if (c.monitor_out != nullptr && c.monitor_out->size() >= c.output_sent_bytes)
+    obl = c.monitor_out->size() - c.output_sent_bytes;
   const std::size_t tot_mem = c.query_buffer_capacity + rbs + multi_mem;
   const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
   char line[512];
