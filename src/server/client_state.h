@@ -15,8 +15,6 @@ namespace chronocached {
 
 struct CommandSpec;
 
-enum class ReplyMode : std::uint8_t { kOn, kOff, kSkip };
-
 struct ClientState {
   std::uint64_t id = 0;
   std::string name;
@@ -31,14 +29,23 @@ struct ClientState {
   bool close_after_reply = false;  // QUIT, a protocol error, CLIENT KILL
   bool monitor = false;
   bool no_evict = false;
-  ReplyMode reply_mode = ReplyMode::kOn;
-  bool skip_next_reply = false;
+  // CLIENT REPLY, as Redis's CLIENT_REPLY_OFF, _SKIP and _SKIP_NEXT flags: what is answered
+  // while replies_silenced() is not sent (client_command.cc has the transitions).
+  bool reply_off = false;
+  bool reply_skip = false;          // silences the request being run
+  bool reply_skip_next = false;     // CLIENT REPLY SKIP ran: silences the next request
   std::int64_t created_ms = 0;      // wall clock, for CLIENT LIST age
   std::int64_t last_active_ms = 0;  // wall clock, for idle and timeout
   const CommandSpec* last_command = nullptr;
-  std::size_t query_buffer_bytes = 0;   // for CLIENT LIST qbuf
-  std::size_t output_buffer_bytes = 0;  // for CLIENT LIST omem
-  std::string* monitor_out = nullptr;   // the session's output buffer, for MONITOR lines
+  // For CLIENT LIST, noted by the session when a batch starts and when it ends. While a batch
+  // runs, query_buffer_bytes is the whole batch, commands already run included, as Redis's qbuf.
+  std::size_t query_buffer_bytes = 0;     // qbuf
+  std::size_t query_buffer_capacity = 0;  // qbuf + qbuf-free
+  std::size_t output_buffer_bytes = 0;    // unsent reply bytes
+  std::size_t output_sent_bytes = 0;      // sent from the front of *monitor_out, not yet erased
+  // The session's output buffer, for MONITOR lines, and for CLIENT LIST's rbs and obl, read
+  // live: Redis counts the replies already written by the batch's earlier commands.
+  std::string* monitor_out = nullptr;
 
   // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
   bool in_multi = false;
@@ -49,6 +56,14 @@ struct ClientState {
   // WATCHed keys that were live at WATCH: one that is gone at EXEC expired meanwhile, which
   // aborts the transaction as in Redis (the engine's expiry tells no watcher).
   std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
+
+  bool replies_silenced() const { return reply_off || reply_skip; }
+  // A request is done (run, refused, or an empty line), as Redis's resetClient: a SKIP it gave
+  // silences the next request, and a SKIP that silenced it is spent.
+  void end_request() {
+    reply_skip = reply_skip_next;
+    reply_skip_next = false;
+  }
 };
 
 }  // namespace chronocached

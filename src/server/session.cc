@@ -131,6 +131,7 @@ void Session::process() {
   limits.max_bulk_len =
       std::min(static_cast<std::size_t>(state_.config.proto_max_bulk_len), Blob::kMaxBytes);
   limits.authenticated = client_.authenticated;
+  note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
   if (input_.unread_size() >= kPrefetchMinBytes) prefetch_keys(limits);
   while (!client_.close_after_reply && !closed_) {
     if (output_.size() - sent_ >= kPauseOutputBytes) {
@@ -141,8 +142,12 @@ void Session::process() {
     const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
     wanted_bytes_ = parsed.wanted;
     if (parsed.status == resp::ParseStatus::kNeedMore) break;
+    // CLIENT REPLY OFF/SKIP: what this request answers, a protocol error too, is not sent.
+    writer.drop_silenced();
+    writer.set_silenced(client_.replies_silenced());
     if (parsed.status == resp::ParseStatus::kEmpty) {
       input_.consume(parsed.consumed);
+      client_.end_request();  // an empty line spends a SKIP, as in Redis
       continue;
     }
     if (parsed.status == resp::ParseStatus::kError) {
@@ -157,22 +162,12 @@ void Session::process() {
     }
     writer.set_protocol(client_.protocol);
     CommandContext ctx{args_, writer, client_, state_, host_.now(), host_.unix_ms()};
-    const std::size_t mark = writer.mark();
-    const bool skip = client_.reply_mode == ReplyMode::kOff || client_.skip_next_reply;
-    const ReplyMode mode_before = client_.reply_mode;
     execute(ctx);
     if (state_.debug.clock_moved) {
       state_.debug.clock_moved = false;
       host_.refresh_clock();
     }
-    // CLIENT REPLY OFF/SKIP silence the commands after them; the switch itself answers ON only.
-    if (skip && mode_before == client_.reply_mode) {
-      writer.truncate_to(mark);
-      client_.skip_next_reply = false;
-    } else if (client_.reply_mode == ReplyMode::kSkip) {
-      client_.reply_mode = ReplyMode::kOn;
-      client_.skip_next_reply = true;
-    }
+    client_.end_request();
     input_.consume(parsed.consumed);
   }
   note_buffer_bytes();
@@ -229,8 +224,10 @@ bool Session::over_output_limit(std::size_t pending) {
   return host_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
 }
 
-// Keeps CLIENT LIST's qbuf and omem current, and maxmemory's count of client buffers with them
-// (a running sum: O(1) per update, never a walk over the clients).
+// Keeps CLIENT LIST's buffer figures current, and maxmemory's count of client buffers with them
+// (a running sum: O(1) per update, never a walk over the clients). Called when a batch starts
+// and ends, so while it runs qbuf is the whole batch: Redis trims its query buffer only after
+// running every command in it.
 void Session::note_buffer_bytes() {
   MemoryBudget& memory = state_.memory;
   const std::size_t query = input_.unread_size();
@@ -239,6 +236,8 @@ void Session::note_buffer_bytes() {
                           client_.output_buffer_bytes);
   client_.query_buffer_bytes = query;
   client_.output_buffer_bytes = output;
+  client_.query_buffer_capacity = input_.capacity();
+  client_.output_sent_bytes = sent_;
 }
 
 void Session::update_interest() {
@@ -255,6 +254,7 @@ void Session::update_interest() {
 void Session::shrink_buffers() {
   input_.shrink();
   if (output_.empty() && output_.capacity() > (64u << 10)) std::string().swap(output_);
+  note_buffer_bytes();
 }
 
 }  // namespace chronocached

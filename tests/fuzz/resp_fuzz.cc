@@ -38,7 +38,6 @@ namespace {
 
 using chronocached::ClientState;
 using chronocached::CommandContext;
-using chronocached::ReplyMode;
 using chronocached::ServerConfig;
 using chronocached::ServerState;
 
@@ -67,18 +66,11 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
                        std::chrono::hours(24);
       CommandContext ctx{args,  writer, client,
                          state, now,    kFixedUnixMs + state.debug.clock_offset_ms};
-      const std::size_t mark = writer.mark();
-      const bool skip = client.reply_mode == ReplyMode::kOff || client.skip_next_reply;
-      const ReplyMode mode_before = client.reply_mode;
+      writer.drop_silenced();
+      writer.set_silenced(client.replies_silenced());
       chronocached::execute(ctx);
       state.debug.clock_moved = false;
-      if (skip && mode_before == client.reply_mode) {
-        writer.truncate_to(mark);
-        client.skip_next_reply = false;
-      } else if (client.reply_mode == ReplyMode::kSkip) {
-        client.reply_mode = ReplyMode::kOn;
-        client.skip_next_reply = true;
-      }
+      client.end_request();
       state.config.proto_max_bulk_len = std::min(state.config.proto_max_bulk_len, kFuzzMaxBulkLen);
       state.clients.kill_list.clear();
       output.clear();
@@ -117,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   // What ~Session does, so WATCH and MONITOR leave nothing dangling.
-  state.clients.erase(client.id);
+  state.clients.by_id.erase(client.id);
   std::erase(state.monitors, &client);
   if (client.watching) state.keyspace.watches().unwatch_all(client.id);
   return 0;

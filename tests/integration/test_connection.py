@@ -5,7 +5,7 @@ import time
 
 import pytest
 import redis
-from support import send, read_exactly
+from support import encode, send, read_exactly
 
 # Redis 7.0's CLIENT LIST fields, in its order (catClientInfoString).
 CLIENT_FIELDS = ["id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub",
@@ -207,6 +207,69 @@ def test_client_list_shows_age_idle_multi_and_flags(server, r):
     assert r.client_list(client_id=[str(c_id)])[0]["multi"] == "-1"
 
 
+def own_fields(sock, request):
+    """Sends raw `request` bytes; the fields of the one CLIENT LIST/INFO line it answers."""
+    sock.sendall(request)
+    head = b""
+    while not head.endswith(b"\r\n"):
+        head += read_exactly(sock, 1)
+    body = read_exactly(sock, int(head[1:-2]) + 2)
+    line = body[:-3].decode()  # without "\n\r\n"
+    return dict(word.split("=", 1) for word in line.split(" "))
+
+
+def test_client_list_counts_its_own_request_in_qbuf_as_redis(server):
+    # redis-server 7.0.15 answers qbuf=26 argv-mem=10 to this exact request, sent alone.
+    sock = server.raw()
+    fields = own_fields(sock, b"*2\r\n$6\r\nCLIENT\r\n$4\r\nLIST\r\n")
+    assert fields["qbuf"] == "26" and fields["argv-mem"] == "10"
+    assert int(fields["qbuf-free"]) > 0, "the read buffer's room past the request"
+    assert int(fields["tot-mem"]) >= int(fields["qbuf"]) + int(fields["qbuf-free"])
+    assert fields["obl"] == fields["oll"] == fields["omem"] == "0"
+    # Inline, 13 bytes; CLIENT INFO with a PING before and an ECHO after in the same write:
+    # the whole batch, as Redis trims its query buffer only after running all of it (162).
+    assert own_fields(sock, b"CLIENT LIST\r\n")["qbuf"] == "13"
+    sock.sendall(encode(("PING",)))
+    assert read_exactly(sock, b"+PONG\r\n") == b"+PONG\r\n"
+    batch = encode(("PING",)) + encode(("CLIENT", "INFO")) + encode(("ECHO", "x" * 100))
+    sock.sendall(batch)
+    assert read_exactly(sock, b"+PONG\r\n") == b"+PONG\r\n"
+    fields = own_fields(sock, b"")
+    assert fields["qbuf"] == str(len(batch)) == "162" and fields["argv-mem"] == "10"
+    assert fields["obl"] == "7", "PING's +PONG, written and not yet sent"
+    assert read_exactly(sock, b"$100\r\n" + b"x" * 100 + b"\r\n")[-102:-2] == b"x" * 100
+    sock.close()
+
+
+def test_client_info_inside_exec_names_exec_as_redis(server):
+    sock = server.raw()
+    send(sock, ("MULTI",), ("SET", "a", "1"), ("CLIENT", "INFO"))
+    assert read_exactly(sock, b"+OK\r\n+QUEUED\r\n+QUEUED\r\n") == b"+OK\r\n+QUEUED\r\n+QUEUED\r\n"
+    send(sock, ("EXEC",))
+    assert read_exactly(sock, b"*2\r\n+OK\r\n") == b"*2\r\n+OK\r\n"
+    fields = own_fields(sock, b"")
+    assert fields["cmd"] == "exec" and fields["argv-mem"] == "4"
+    assert fields["flags"] == "x" and fields["multi"] == "2", "the queue is running"
+    assert own_fields(sock, encode(("CLIENT", "INFO")))["multi"] == "-1"
+    sock.close()
+
+
+def test_client_list_shows_another_clients_pending_request(server, r):
+    other = server.raw()
+    other.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nab")  # a partial request
+    mine = r.client_id()
+    deadline = time.monotonic() + 5
+    while True:  # until the server has read it
+        others = [c for c in r.client_list() if int(c["id"]) != mine and c["qbuf"] != "0"]
+        if others or time.monotonic() > deadline:
+            break
+    # Its unparsed bytes: Redis has parsed "SET" and "k" into argv by then (qbuf=2,
+    # argv-mem=4); our parser keeps a partial request whole in the buffer.
+    assert [c["qbuf"] for c in others] == ["26"]
+    assert others[0]["argv-mem"] == "0" and others[0]["cmd"] == "NULL"
+    other.close()
+
+
 def test_client_list_errors(r):
     with pytest.raises(redis.ResponseError, match="^Unknown client type 'nosuch'$"):
         r.execute_command("CLIENT LIST", "TYPE", "nosuch")
@@ -288,6 +351,94 @@ def test_client_reply_skip_silences_one_command(server, r):
     assert read_exactly(sock, b"+OK\r\n$4\r\nback\r\n") == b"+OK\r\n$4\r\nback\r\n"
     send(sock, ("CLIENT", "REPLY", "maybe"))
     assert read_exactly(sock, b"-ERR syntax error\r\n") == b"-ERR syntax error\r\n"
+    sock.close()
+
+
+def reply(mode):
+    return ("CLIENT", "REPLY", mode)
+
+
+# Each pipeline and what redis-server 7.0.15 answers it, byte for byte (recorded with a raw
+# socket). Redis drops a reply written while OFF or SKIP holds: ON is answered even right after
+# SKIP; a second SKIP silences the request after it; in EXEC the array header and each queued
+# command's reply are judged when written, so a switch inside EXEC cuts the array short.
+REPLY_SEQUENCES = {
+    "skip then on": ([reply("SKIP"), reply("ON"), ("PING",)], b"+OK\r\n+PONG\r\n"),
+    "skip then off": ([reply("SKIP"), reply("OFF"), ("PING",), reply("ON"), ("PING",)],
+                      b"+OK\r\n+PONG\r\n"),
+    "off then skip": ([reply("OFF"), reply("SKIP"), ("PING",), reply("ON"), ("PING",)],
+                      b"+OK\r\n+PONG\r\n"),
+    "skip twice": ([reply("SKIP"), reply("SKIP"), ("ECHO", "a"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "skip a refused command": ([reply("SKIP"), ("NOSUCH",), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "skip a syntax error": ([reply("SKIP"), reply("maybe"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "off silences errors": ([reply("OFF"), reply("maybe"), reply("ON")], b"+OK\r\n"),
+    "on twice": ([reply("ON"), reply("ON")], b"+OK\r\n+OK\r\n"),
+    "skip inside exec": ([("MULTI",), reply("SKIP"), ("ECHO", "a"), ("EXEC",), ("ECHO", "after"),
+                          ("ECHO", "after2")],
+                         b"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n$1\r\na\r\n$6\r\nafter2\r\n"),
+    "off inside exec": ([("MULTI",), ("ECHO", "x"), reply("OFF"), ("ECHO", "a"), ("EXEC",),
+                         ("ECHO", "after"), reply("ON"), ("ECHO", "z")],
+                        b"+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n$1\r\nx\r\n+OK\r\n"
+                        b"$1\r\nz\r\n"),
+    "on inside exec while off": ([reply("OFF"), ("MULTI",), reply("ON"), ("ECHO", "a"), ("EXEC",),
+                                  ("ECHO", "after")],
+                                 b"+OK\r\n$1\r\na\r\n$5\r\nafter\r\n"),
+    "on after skip inside exec": ([("MULTI",), reply("SKIP"), reply("ON"), ("ECHO", "a"),
+                                   ("EXEC",), ("ECHO", "after"), ("ECHO", "b")],
+                                  b"+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n"
+                                  b"$1\r\na\r\n$1\r\nb\r\n"),
+    "skip then multi": ([reply("SKIP"), ("MULTI",), ("ECHO", "a"), ("EXEC",)],
+                        b"+QUEUED\r\n*1\r\n$1\r\na\r\n"),
+    "skip then reset": ([reply("SKIP"), ("RESET",), ("ECHO", "b")], b"$1\r\nb\r\n"),
+    "off then reset": ([reply("OFF"), ("RESET",), ("ECHO", "b")], b"+RESET\r\n$1\r\nb\r\n"),
+    "skip then hello": ([reply("SKIP"), ("HELLO", "3"), ("ECHO", "b")], b"$1\r\nb\r\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(REPLY_SEQUENCES))
+def test_client_reply_sequences_answer_as_redis(server, name):
+    commands, expected = REPLY_SEQUENCES[name]
+    sock = server.raw()
+    send(sock, *commands)
+    assert read_exactly(sock, expected, timeout=5) == expected
+    send(sock, ("PING",))  # nothing more was answered, and the connection still answers
+    assert read_exactly(sock, b"+PONG\r\n", timeout=5) == b"+PONG\r\n"
+    sock.close()
+
+
+def test_client_reply_on_after_skip_is_answered_at_once(server):
+    # The reported hang: a client that sends SKIP, then ON, and waits for ON's +OK.
+    sock = server.raw()
+    send(sock, reply("SKIP"))
+    send(sock, reply("ON"))
+    assert read_exactly(sock, b"+OK\r\n", timeout=2) == b"+OK\r\n"
+    sock.close()
+
+
+@pytest.mark.parametrize("empty", [b"\r\n", b"   \r\n", b"\n", b"*0\r\n", b"*-1\r\n"])
+def test_client_reply_skip_is_spent_by_an_empty_request(server, empty):
+    # Redis resets the client after an empty request too, which ends the SKIP.
+    sock = server.raw()
+    sock.sendall(encode(reply("SKIP")) + empty + encode(("ECHO", "b")))
+    assert read_exactly(sock, b"$1\r\nb\r\n", timeout=5) == b"$1\r\nb\r\n"
+    sock.close()
+
+
+def test_client_reply_skip_silences_a_protocol_error(server):
+    sock = server.raw()
+    sock.sendall(encode(reply("SKIP")) + b"*1\r\n$x\r\n")
+    assert_closed(sock)
+
+
+def test_client_reply_silenced_errors_are_still_counted(start_server):
+    # As Redis: the error is counted when it is written, silenced or not.
+    s = start_server()
+    c = single(s)
+    assert c.config_resetstat()
+    sock = s.raw()
+    send(sock, reply("OFF"), ("NOSUCH",), reply("maybe"), reply("ON"))
+    assert read_exactly(sock, b"+OK\r\n") == b"+OK\r\n"
+    assert c.info("errorstats")["errorstat_ERR"]["count"] == 2
     sock.close()
 
 

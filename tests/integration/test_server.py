@@ -479,6 +479,27 @@ def test_monitor_sees_other_clients_commands(server, r):
     watcher.close()
 
 
+@pytest.mark.parametrize("mode", ["OFF", "SKIP"])
+def test_monitor_lines_are_silenced_by_client_reply_as_in_redis(server, r, mode):
+    # redis-server 7.0.15 writes MONITOR lines as replies: none reach a monitor that sent
+    # CLIENT REPLY OFF, or SKIP (until its next request ends), and they resume after ON.
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    raw_command(watcher, "CLIENT", "REPLY", mode)
+    deadline = time.monotonic() + 5
+    while "client|reply" not in [c["cmd"] for c in r.client_list() if "O" in c["flags"]]:
+        assert time.monotonic() < deadline, "the monitor's CLIENT REPLY was never run"
+    r.echo("silenced")
+    raw_command(watcher, "CLIENT", "REPLY", "ON")
+    # (Lines of the CLIENT LIST polls run before the switch may come first.)
+    data = read_until(watcher, lambda d: d.endswith(b"+OK\r\n"))
+    assert b"silenced" not in data, data
+    r.echo("heard")
+    assert b'"ECHO" "heard"' in read_until(watcher, lambda d: d.endswith(b"\r\n"))
+    watcher.close()
+
+
 def test_redis_cli_monitor(server, r):
     cli = subprocess.Popen([shutil.which("redis-cli"), "-p", str(server.port), "monitor"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)

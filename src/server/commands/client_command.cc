@@ -46,46 +46,81 @@ ClientType client_type_by_name(std::string_view name) {
   return ClientType::kUnknown;
 }
 
+// Redis's PROTO_REPLY_CHUNK_BYTES: the fixed reply buffer that CLIENT LIST's obl describes.
+constexpr std::size_t kRedisReplyChunkBytes = 16 * 1024;
+
 // One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
 // `running` names the command the asking client is running: Redis shows it as that client's cmd.
+//
+// The buffer figures are our buffers', read as Redis reads its own:
+//   qbuf       the query buffer's bytes: for the asking client, the whole batch its command came
+//              in, commands already run and still to run included (Redis trims its buffer only
+//              after the batch), so a CLIENT LIST sent alone counts itself: 26 bytes
+//   qbuf-free  the query buffer's capacity past qbuf (Redis's is a jemalloc size class, ours
+//              the read buffer's size: the two differ)
+//   argv-mem   the bytes of the running command's arguments, the asking client's only (others
+//              are between commands: 0); inside EXEC, EXEC's own 4, as in Redis
+//   multi-mem  what the queued commands hold: their bytes and a std::string each (Redis counts
+//              a pointer each, so the two differ)
+//   rbs, rbp   the reply buffer's capacity, and its bytes in use (we keep no peak)
+//   obl, omem  Redis keeps a client's first 16 KB of replies in a fixed buffer (obl) and the
+//              rest in a list (oll, omem: what client-output-buffer-limit weighs). Our one
+//              buffer has no such split: obl is all its unsent bytes, omem those past 16 KB,
+//              so both read as Redis's for small replies and omem still shows a client
+//              falling behind; oll is always 0
+//   tot-mem    the buffers we own for the client: query and reply buffers' capacities and the
+//              queued commands
 void append_client_line(std::string& out, const CommandContext& ctx, const ClientState& c,
                         std::string_view running) {
   std::string flags;
   if (c.monitor) flags.push_back('O');
-  if (c.in_multi) flags.push_back('x');
+  const bool in_transaction = c.in_multi || c.in_exec;  // Redis keeps MULTI's flag until EXEC ends
+  if (in_transaction) flags.push_back('x');
   if (c.watching && ctx.server.keyspace.watches().dirty(c.id)) flags.push_back('d');
   if (c.close_after_reply) flags.push_back('c');
   if (c.no_evict) flags.push_back('e');
   if (flags.empty()) flags.push_back('N');
   const bool asking = &c == &ctx.client;
   std::size_t argv_mem = 0;
-  if (asking)
+  if (asking && c.in_exec) {
+    argv_mem = 4;  // EXEC takes no argument: its request is its name
+  } else if (asking) {
     for (std::string_view a : ctx.args) argv_mem += a.size();
+  }
   std::size_t multi_mem = 0;
   for (const auto& command : c.queued)
     for (const std::string& a : command) multi_mem += a.size() + sizeof(std::string);
   std::string cmd = "NULL";
   if (asking) {
-    cmd = running;
+    cmd = c.in_exec ? "exec" : running;  // Redis names the request, EXEC, not the queued one
   } else if (c.last_command != nullptr) {
     cmd = full_command_name(*c.last_command);
   }
-  const long long multi = c.in_multi ? static_cast<long long>(c.queued.size()) : -1;
+  const long long multi = in_transaction ? static_cast<long long>(c.queued.size()) : -1;
+  const std::size_t qbuf_free = c.query_buffer_capacity > c.query_buffer_bytes
+                                    ? c.query_buffer_capacity - c.query_buffer_bytes
+                                    : 0;
+  // The reply buffer now: the asking client's batch may have answered commands before this one.
+  const std::size_t rbs = c.monitor_out != nullptr ? c.monitor_out->capacity() : 0;
+  std::size_t obl = c.output_buffer_bytes;
+  if (c.monitor_out != nullptr && c.monitor_out->size() >= c.output_sent_bytes)
+    obl = c.monitor_out->size() - c.output_sent_bytes;
+  const std::size_t tot_mem = c.query_buffer_capacity + rbs + multi_mem;
+  const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
   out.append("id=").append(std::to_string(c.id));
   out.append(" addr=").append(c.address);
   out.append(" laddr=").append(c.local_address);
   out.append(line).append(c.name);
-  std::snprintf(
-      line, sizeof(line),
-      " age=%lld idle=%lld flags=%s db=%zu sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu qbuf-free=0 "
-      "argv-mem=%zu multi-mem=%zu rbs=0 rbp=0 obl=0 oll=0 omem=%zu tot-mem=%zu events=r%s cmd=",
-      static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
-      static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(), c.db, multi,
-      c.query_buffer_bytes, argv_mem, multi_mem, c.output_buffer_bytes,
-      c.query_buffer_bytes + argv_mem + multi_mem + c.output_buffer_bytes,
-      c.output_buffer_bytes > 0 ? "w" : "");
+  std::snprintf(line, sizeof(line),
+                " age=%lld idle=%lld flags=%s db=%zu sub=0 psub=0 ssub=0 multi=%lld qbuf=%zu "
+                "qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu "
+                "tot-mem=%zu events=r%s cmd=",
+                static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
+                static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
+                c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem, rbs, obl, obl,
+                omem, tot_mem, c.output_buffer_bytes > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);
@@ -217,17 +252,23 @@ void client_no_evict(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing; the session silences the replies after
-// them (session.cc), and SKIP while OFF changes nothing, as in Redis.
+// CLIENT REPLY ON|OFF|SKIP, as Redis: OFF silences every reply after it, SKIP the next
+// request's (ClientState::end_request), and ON ends both and is answered. SKIP while OFF does
+// nothing, and ON leaves a SKIP given earlier in the same EXEC pending, so the request after
+// that EXEC is silenced. Replies are silenced where they are written (ReplyWriter::set_silenced),
+// so in an EXEC that switches, the parts before and after the switch go their own ways.
 void client_reply(CommandContext& ctx) {
+  ClientState& c = ctx.client;
   if (iequals(ctx.args[2], "ON")) {
-    ctx.client.reply_mode = ReplyMode::kOn;
-    ctx.client.skip_next_reply = false;
+    c.reply_off = false;
+    c.reply_skip = false;
+    ctx.reply.set_silenced(false);
     ctx.reply.ok();
   } else if (iequals(ctx.args[2], "OFF")) {
-    ctx.client.reply_mode = ReplyMode::kOff;
+    c.reply_off = true;
+    ctx.reply.set_silenced(true);
   } else if (iequals(ctx.args[2], "SKIP")) {
-    if (ctx.client.reply_mode != ReplyMode::kOff) ctx.client.reply_mode = ReplyMode::kSkip;
+    if (!c.reply_off) c.reply_skip_next = true;
   } else {
     ctx.reply.error(errors::kSyntax);
   }

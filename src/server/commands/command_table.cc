@@ -154,7 +154,9 @@ void feed_monitors(CommandContext& ctx) {
   }
   // Appending runs no command, so nothing changes the list while we walk it: no copy needed.
   for (ClientState* monitor : ctx.server.clients.monitors) {
-    if (monitor == &ctx.client) continue;
+    // A monitor that silenced its replies (CLIENT REPLY OFF, or a SKIP in force) gets no
+    // lines either: Redis writes them as replies.
+    if (monitor == &ctx.client || monitor->replies_silenced()) continue;
     resp::ReplyWriter w(*monitor->monitor_out);
     w.simple(line);
   }
@@ -233,6 +235,7 @@ bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::
 
 void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   const std::size_t mark = ctx.reply.mark();
+  const std::string* const written_to = &ctx.reply.buffer();  // CLIENT REPLY may switch it
   const std::uint64_t started = cycles_now();
   command.spec->handler(ctx);
   const std::uint64_t cycles = cycles_now() - started;
@@ -241,7 +244,8 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   CommandStats& stats = stats_of(ctx.server.stats, command.ordinal);
   ++stats.calls;
   stats.cycles += cycles;
-  const std::string_view written = std::string_view(ctx.reply.buffer()).substr(mark);
+  const std::string_view written =
+      &ctx.reply.buffer() == written_to ? std::string_view(*written_to).substr(mark) : "";
   if (!written.empty() && written[0] == '-') [[unlikely]] {
     ++stats.failed_calls;
     count_error(ctx.server, written.substr(1, written.find('\r') - 1));

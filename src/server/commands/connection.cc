@@ -125,8 +125,10 @@ void reset(CommandContext& ctx) {
   c.db = 0;
   c.protocol = 2;
   ctx.reply.set_protocol(2);
-  c.reply_mode = ReplyMode::kOn;
-  c.skip_next_reply = false;
+  // As Redis: OFF and a pending SKIP end, a SKIP in force still silences this RESET's reply.
+  c.reply_off = false;
+  c.reply_skip_next = false;
+  ctx.reply.set_silenced(c.replies_silenced());
   c.name.clear();
   c.no_evict = false;
   if (c.monitor) {

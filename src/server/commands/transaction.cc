@@ -60,8 +60,12 @@ void exec(CommandContext& ctx) {
     leave_multi(ctx);
     return ctx.reply.null_array();
   }
-  std::vector<std::vector<std::string>> queue = std::move(ctx.client.queued);
-  leave_multi(ctx);  // the transaction's own writes must not fail it
+  // The queue stays the client's while it runs, as Redis's does (CLIENT LIST inside it shows
+  // flags=x multi=<n>): no queued command changes it (MULTI, EXEC, DISCARD, RESET are kNoMulti).
+  std::vector<std::vector<std::string>>& queue = ctx.client.queued;
+  ctx.client.in_multi = false;  // the transaction's own writes must not fail it
+  ctx.client.multi_error = false;
+  unwatch_all(ctx);
   ctx.reply.array(queue.size());
   ctx.client.in_exec = true;
   std::vector<std::string_view> args;
@@ -80,6 +84,7 @@ void exec(CommandContext& ctx) {
     ctx.unix_ms = step.unix_ms;
   }
   ctx.client.in_exec = false;
+  queue.clear();
 }
 
 void discard(CommandContext& ctx) {

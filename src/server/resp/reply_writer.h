@@ -25,7 +25,7 @@ namespace chronocached::resp {
 
 class ReplyWriter {
  public:
-  explicit ReplyWriter(std::string& out) : out_(&out) {}
+  explicit ReplyWriter(std::string& out) : out_(&out), target_(&out) {}
 
   void set_protocol(int version) { resp3_ = version == 3; }
   bool resp3() const { return resp3_; }
@@ -52,13 +52,24 @@ class ReplyWriter {
     for (std::string_view line : lines) simple(line);
   }  // RESP3 "txt" verbatim string; RESP2 bulk
 
-  // Bytes written so far; with truncate_to, lets MULTI/EXEC and CLIENT REPLY undo a reply.
+  // Bytes written so far (in the buffer written to now: see set_silenced).
   std::size_t mark() const { return out_->size(); }
   void truncate_to(std::size_t mark) { out_->resize(mark); }
+
+  // CLIENT REPLY OFF and SKIP: while silenced, replies go to a scratch buffer that is never
+  // sent. So a reply is dropped when it is written while silenced, as Redis decides per reply
+  // (prepareClientToWrite), which keeps the right parts of an EXEC that switches; and the
+  // caller can still read what a command answered, to count its errors. Switching changes
+  // what buffer() and mark() refer to.
+  void set_silenced(bool silenced) { out_ = silenced ? &scratch_ : target_; }
+  // Empties the scratch buffer; between requests, when no mark() into it is held.
+  void drop_silenced() { scratch_.clear(); }
 
  private:
   void header(char type, long long n);
   std::string* out_;
+  std::string* target_;  // the connection's output
+  std::string scratch_;
   bool resp3_ = false;
 };
 

@@ -98,6 +98,22 @@ TEST(ReplyWriter, MarkAndTruncateUndoAReply) {
   EXPECT_EQ(out, "+OK\r\n:1\r\n");
 }
 
+TEST(ReplyWriter, SilencedRepliesAreReadableButNeverReachTheOutput) {
+  std::string out;
+  ReplyWriter w(out);
+  w.array(2);
+  w.set_silenced(true);
+  const std::size_t mark = w.mark();
+  w.error("ERR dropped");
+  EXPECT_EQ(w.buffer().substr(mark), "-ERR dropped\r\n") << "errors are still counted";
+  w.set_silenced(false);
+  w.bulk("kept");
+  w.set_silenced(true);
+  w.drop_silenced();
+  EXPECT_EQ(w.mark(), 0u);
+  EXPECT_EQ(out, "*2\r\n$4\r\nkept\r\n") << "an EXEC silenced halfway keeps its first parts";
+}
+
 TEST(ReplyWriter, AppendsToExistingOutput) {
   std::string out = "+QUEUED\r\n";
   ReplyWriter w(out);
