@@ -38,15 +38,14 @@ void consume(std::string_view bytes) { asm volatile("" : : "r"(bytes.data()), "r
       case Scenario::kSetPlain:
         db.put(key, kValue, kNoExpiry, now);
         break;
-      case Scenario::kSetGetKeepTtl: {
-        // strings.cc's set_generic for XX GET KEEPTTL.
-        const Blob* old = db.find_mutable(key, now);
-        consume(old != nullptr ? old->view() : std::string_view{});
-        const auto old_deadline = db.deadline(key, now);
-        if (!old_deadline) break;
-        db.put(key, kValue, *old_deadline, now);
+      case Scenario::kSetGetKeepTtl:  // strings.cc's set_generic for XX GET KEEPTTL
+        db.set(key, kValue,
+               SetOptions{.condition = SetOptions::Condition::kIfPresent,
+                          .keep_ttl = true,
+                          .get = true,
+                          .deadline = kNoExpiry},
+               now, [](const Blob* old) { consume(old != nullptr ? old->view() : ""); });
         break;
-      }
     }
   }
 }
