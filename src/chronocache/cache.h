@@ -72,10 +72,10 @@ enum class PutOutcome : std::uint8_t {
   kRejectedFull,      // max_entries reached and the policy names no victim (TtlOnly)
 };
 
-// What a lookup by a host counts (find_prehashed, find_key_prehashed).
+// What a lookup by a host counts (find_prehashed, find_key_prehashed, upsert_prehashed).
 enum class Access : std::uint8_t {
   kRead,  // a read: a hit or a miss in stats, on_access for the policy
-  kPeek,  // neither: a host looking before it writes (the server's SET on an existing key)
+  kPeek,  // neither: the lookup of a write (put, the server's SET without GET)
 };
 
 // A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
