@@ -306,7 +306,8 @@ class Cache {
   //
   // What fn sees. entry.found() is true when a live entry is there; key(), value() and
   // deadline() read it (kNoExpiry: none). An expired entry met by the probe is removed first
-  // (counted as expired) and fn sees the key absent.
+  // (counted as expired; a running capture may leave it out, capture.h) and fn sees the key
+  // absent.
   // What fn may do, at most one action; none leaves the cache as it was:
   //   assign(value, deadline)  found: replaces value and deadline        -> kReplaced
   //   update(deadline, old_heap_bytes, new_heap_bytes)
