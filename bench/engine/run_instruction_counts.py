@@ -7,6 +7,11 @@ loop in run_ops(), the only function callgrind collects in, so set-up and the cl
 thread are not counted. Instructions are not time (a cache miss costs no instructions), so this
 table complements `make bench`, it does not replace it.
 
+A second table counts the server's SET path (bench/server/set_ops.cc: Db, from parsed arguments
+to the stored record) and the table probes per SET: each probe that meets the key compares it
+with memcmp, out of line for keys of run-time length, so callgrind's calls of memcmp per SET
+are its probes.
+
     python3 bench/engine/run_instruction_counts.py --build-dir build/release
 """
 import argparse
@@ -14,9 +19,11 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 PEERS = ["chronocache", "naive", "boost_flat", "absl_flat"]
 SCENARIOS = ["putSingle", "getHit", "GetMiss", "getRandomKeys", "mixedZipf"]
+SERVER_SCENARIOS = ["setPlain", "setGetKeepTtl"]
 
 
 def count(binary, peer, scenario, ops):
@@ -28,6 +35,38 @@ def count(binary, peer, scenario, ops):
     if not match:
         sys.exit(f"no instruction count from callgrind for {peer} {scenario}:\n{result.stderr}")
     return int(match.group(1).replace(",", "")) / ops
+
+
+def calls_of(callgrind_out, pattern):
+    """Calls made, within the collected region, of functions whose name matches `pattern`."""
+    names = {}
+    target = None
+    total = 0
+    with open(callgrind_out) as f:
+        for line in f:
+            match = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+            if match:  # a name is given once, at the first fn= or cfn= that uses its number
+                if match.group(2):
+                    names[match.group(1)] = match.group(2)
+                if line.startswith("cfn="):
+                    target = names.get(match.group(1), "")
+            elif line.startswith("calls=") and target is not None:
+                if re.search(pattern, target):
+                    total += int(line.split()[0][len("calls="):])
+                target = None
+    return total
+
+
+def count_server(binary, scenario, ops):
+    with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--toggle-collect=*run_ops*",
+             f"--callgrind-out-file={out.name}", binary, scenario, str(ops)],
+            capture_output=True, text=True, check=True)
+        match = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+        if not match:
+            sys.exit(f"no instruction count from callgrind for set_ops {scenario}:\n{result.stderr}")
+        return (int(match.group(1).replace(",", "")) / ops, calls_of(out.name, r"memcmp") / ops)
 
 
 def main():
@@ -49,6 +88,12 @@ def main():
         cells = " | ".join(f"{per_op[p]:.1f}" for p in PEERS)
         print(f"| {scenario} | {cells} | {per_op['naive'] / ours:.2f}x | {flat / ours:.2f}x |")
     print("\nvs = peer instructions / ours (> 1: we execute fewer).")
+    server_binary = os.path.join(args.build_dir, "bench", "set_ops")
+    print("\n| server SET path (Db) | instructions | probes (memcmp calls) |")
+    print("|---|---:|---:|")
+    for scenario in SERVER_SCENARIOS:
+        instructions, probes = count_server(server_binary, scenario, args.ops)
+        print(f"| {scenario} | {instructions:.1f} | {probes:.2f} |")
 
 
 if __name__ == "__main__":

@@ -72,10 +72,10 @@ enum class PutOutcome : std::uint8_t {
   kRejectedFull,      // max_entries reached and the policy names no victim (TtlOnly)
 };
 
-// What a lookup by a host counts (find_prehashed, find_key_prehashed).
+// What a lookup by a host counts (find_prehashed, find_key_prehashed, upsert_prehashed).
 enum class Access : std::uint8_t {
   kRead,  // a read: a hit or a miss in stats, on_access for the policy
-  kPeek,  // neither: a host looking before it writes (the server's SET on an existing key)
+  kPeek,  // neither: the lookup of a write (put, the server's SET without GET)
 };
 
 // A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
@@ -94,6 +94,12 @@ class Cache {
   using policy_type = Policy;
   using clock_type = ClockT;
 
+ private:
+  using Table = detail::SegmentedTable<K, V, typename Policy::Meta, Hash, Eq>;
+  using Slot = typename Table::SlotType;
+  using Ref = typename Table::Ref;
+
+ public:
   explicit Cache(CacheOptions options = {}, ClockT clock = ClockT(), Hash hash = Hash(),
                  Eq eq = Eq())
       : options_(options),
@@ -275,35 +281,180 @@ class Cache {
     return table_.hash(key);
   }
 
-  // Stores `value` until `deadline` (kNoExpiry for none).
+  // Stores `value` until `deadline` (kNoExpiry for none): an upsert that assigns a live entry or
+  // inserts the key (the one path every write takes).
   template <class Q>
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put_prehashed(Q&& key, V value, TimePoint deadline, Hashed h, TimePoint now) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
-    const Ref ref = table_.find(key, h.value);
-    if (ref) before_write(ref);
-    if (deadline <= now) [[unlikely]] {
-      if (ref) erase_counting_expiry(ref, relative_now);
-      return PutOutcome::kExpiredOnArrival;
+    return upsert_prehashed(key, h, now, Access::kPeek, [&](Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+      if (entry.found()) return entry.assign(std::move(value), deadline);
+      return entry.insert(std::forward<Q>(key), std::move(value), deadline);
+    });
+  }
+
+  // ---- Upsert: insert or update in place, with one hash and one probe -----------------------
+  // Looks `key` up once and calls fn(Upsert& entry) exactly once, with the live entry or its
+  // absence; fn decides what happens, through at most one of entry's actions, and what upsert
+  // returns (fn's result). In the spirit of Abseil's try_emplace/lazy_emplace: a key is built
+  // only when inserted, and the value of a live entry may be rewritten where it lies.
+  //
+  //   cache.upsert_prehashed(key, h, now, Access::kPeek, [&](auto& entry) {
+  //     if (!entry.found()) return entry.insert(std::string(key), 1, deadline);   // build K
+  //     ++entry.mutable_value();                      // an edit in place ...
+  //     return entry.update(entry.deadline());        // ... kept, with the deadline it had
+  //   });
+  //
+  // What fn sees. entry.found() is true when a live entry is there; key(), value() and
+  // deadline() read it (kNoExpiry: none). An expired entry met by the probe is removed first
+  // (counted as expired; a running capture may leave it out, capture.h) and fn sees the key
+  // absent.
+  // What fn may do, at most one action; none leaves the cache as it was:
+  //   assign(value, deadline)  found: replaces value and deadline        -> kReplaced
+  //   update(deadline, old_heap_bytes, new_heap_bytes)
+  //                            found: fn changed the entry through mutable_value() or
+  //                            mutable_key() (which must stay equal to `key` under Hash and Eq);
+  //                            stores `deadline` and takes the heap size change the edit made
+  //                            (0, 0: none)                                -> kReplaced
+  //   erase()                  found: removes the entry                   -> true
+  //   insert(k, value, deadline)
+  //                            absent: stores a new entry, K built from k  -> kInserted, or
+  //                            kRejectedFull as put
+  // A deadline <= now makes assign and update remove the entry and insert store nothing (k is not
+  // converted to K): kExpiredOnArrival, as put. A deadline beyond the 32-bit window is kept exactly
+  // (far deadlines), as put. After an action, entry and anything read through it are invalid
+  // (insert may move slots, erase frees), and fn must not call into this cache at all.
+  //
+  // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
+  // policy of the access, as get; Access::kPeek counts nothing (put). assign and update are an
+  // access for the policy as well (Redis's SET refreshes a key's LRU clock and LFU counter), so
+  // a kRead lookup that overwrites is two accesses, as a GET followed by a SET. insert is
+  // on_insert, erase on_erase; neither counts a hit or a miss.
+  //
+  // Budgets. insert honours max_entries and max_bytes as put does (it may evict other entries,
+  // or refuse with kRejectedFull); assign and update that grow the entry evict other entries
+  // under max_bytes, never the entry itself (it may stay over budget until the next write).
+  //
+  // Capture. A running capture is handed the entry's pending group before any change: by every
+  // action, and by mutable_value()/mutable_key() before they hand out the entry (the reads
+  // key(), value() and deadline() hand nothing over).
+  //
+  // Preconditions: `h` is hash_of(key); `now` does not run backwards across calls.
+  // Invalidation: pointers from find_prehashed/find_key_prehashed, as any write.
+  class Upsert {
+   public:
+    bool found() const noexcept { return static_cast<bool>(ref_); }
+    // The live entry (found() only).
+    const K& key() const noexcept { return ref_.slot->key; }
+    const V& value() const noexcept { return ref_.slot->value; }
+    TimePoint deadline() const { return cache_->stored_deadline(*ref_.slot); }
+    // The live entry for an edit in place, which update() then completes (found() only).
+    K& mutable_key() {
+      cache_->before_write(ref_);
+      return ref_.slot->key;
     }
-    if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) {
-      forget_far_deadline(*ref.slot);
+    V& mutable_value() {
+      cache_->before_write(ref_);
+      return ref_.slot->value;
+    }
+
+    CC_ALWAYS_INLINE PutOutcome assign(V value, TimePoint deadline) {
+      CC_ASSERT(found());
+      Cache& cache = *cache_;
+      cache.before_write(ref_);
+      if (deadline <= now_) [[unlikely]]
+        return erase_on_arrival();
       if constexpr (kValueOwnsHeap) {
-        entry_heap_bytes_ -= HeapBytes<V>::of(ref.slot->value);
-        ref.slot->value = std::move(value);
-        entry_heap_bytes_ += HeapBytes<V>::of(ref.slot->value);
+        cache.entry_heap_bytes_ -= HeapBytes<V>::of(ref_.slot->value);
+        ref_.slot->value = std::move(value);
+        cache.entry_heap_bytes_ += HeapBytes<V>::of(ref_.slot->value);
       } else {
-        ref.slot->value = std::move(value);
+        ref_.slot->value = std::move(value);
       }
-      set_deadline(*ref.slot, deadline);
-      policy_.on_access(ref.slot->meta);
-      if constexpr (kValueOwnsHeap) {
-        if (options_.max_bytes != 0) enforce_byte_budget(ref.id(), relative_now);  // may stay over
-      }
+      return written(deadline, kValueOwnsHeap);
+    }
+
+    CC_ALWAYS_INLINE PutOutcome update(TimePoint deadline, std::size_t old_heap_bytes = 0,
+                                       std::size_t new_heap_bytes = 0) {
+      CC_ASSERT(found());
+      Cache& cache = *cache_;
+      cache.before_write(ref_);
+      cache.note_heap_resize(old_heap_bytes, new_heap_bytes);
+      if (deadline <= now_) [[unlikely]]
+        return erase_on_arrival();
+      return written(deadline, new_heap_bytes > old_heap_bytes);
+    }
+
+    bool erase() {
+      CC_ASSERT(found());
+      cache_->before_write(ref_);
+      cache_->erase_entry(ref_);
+      ref_ = Ref{};
+      return true;
+    }
+
+    template <class KArg>
+    requires std::constructible_from<K, KArg&&> CC_ALWAYS_INLINE PutOutcome
+    insert(KArg&& key, V value, TimePoint deadline) {
+      CC_ASSERT(!found());
+      if (deadline <= now_) [[unlikely]]
+        return PutOutcome::kExpiredOnArrival;
+      return cache_->put_absent(std::forward<KArg>(key), std::move(value), deadline, h_,
+                                relative_now_);
+    }
+
+   private:
+    friend class Cache;
+    CC_ALWAYS_INLINE Upsert(Cache& cache, Ref ref, Hashed h, TimePoint now,
+                            std::uint32_t relative_now) noexcept
+        : cache_(&cache), ref_(ref), h_(h), now_(now), relative_now_(relative_now) {}
+    Upsert(const Upsert&) = delete;
+    Upsert& operator=(const Upsert&) = delete;
+
+    // The new deadline of an assigned or updated entry, an access for the policy, and the byte
+    // budget when the entry may have grown.
+    CC_ALWAYS_INLINE PutOutcome written(TimePoint deadline, bool may_have_grown) {
+      Cache& cache = *cache_;
+      cache.forget_far_deadline(*ref_.slot);
+      cache.set_deadline(*ref_.slot, deadline);
+      cache.policy_.on_access(ref_.slot->meta);
+      if (may_have_grown && cache.options_.max_bytes != 0)
+        cache.enforce_byte_budget(ref_.id(), relative_now_);  // may stay over: see above
       return PutOutcome::kReplaced;
     }
-    if (ref) erase_counting_expiry(ref, relative_now);
-    return put_absent(std::forward<Q>(key), std::move(value), deadline, h, relative_now);
+    PutOutcome erase_on_arrival() {
+      cache_->erase_entry(ref_);
+      ref_ = Ref{};
+      return PutOutcome::kExpiredOnArrival;
+    }
+
+    Cache* cache_;
+    Ref ref_;
+    Hashed h_;
+    TimePoint now_;
+    std::uint32_t relative_now_;
+  };
+
+  template <class Q, class Fn>
+  CC_ALWAYS_INLINE decltype(auto) upsert_prehashed(const Q& key, Hashed h, TimePoint now,
+                                                   Access access, Fn&& fn) {
+    const std::uint32_t relative_now = relative_now_rebased(now);
+    Ref ref = table_.find(key, h.value);
+    if (ref) [[likely]] {
+      if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[unlikely]] {
+        erase_expired(ref);
+        ref = Ref{};
+      }
+    }
+    if (access == Access::kRead) {
+      if (ref) {
+        policy_.on_access(ref.slot->meta);
+        ++stats_.hits;
+      } else {
+        ++stats_.misses;
+      }
+    }
+    Upsert entry(*this, ref, h, now, relative_now);
+    return std::forward<Fn>(fn)(entry);
   }
 
   template <class Q>
@@ -471,10 +622,6 @@ class Cache {
   }
 
  private:
-  using Table = detail::SegmentedTable<K, V, typename Policy::Meta, Hash, Eq>;
-  using Slot = typename Table::SlotType;
-  using Ref = typename Table::Ref;
-
   // Before a change to the entry at `ref`, or an insert of hash `h`: hands the chunk it is in
   // over if a capture still waits for it (an insert that must grow its segment first hands the
   // whole segment over: growth moves every entry). Out of line: the common case is one load and
@@ -568,9 +715,12 @@ class Cache {
 
   CC_ALWAYS_INLINE void set_deadline(Slot& slot, TimePoint deadline) {
     slot.deadline = epoch_.encode(deadline);
-    if (deadline == kNoExpiry) return;
-    if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]]
+    // kNoExpiry encodes as kNoDeadlineInWindow too, so the common deadline in the window pays for
+    // neither test (and kNoExpiry never lowers the bounds below).
+    if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]] {
+      if (deadline == kNoExpiry) return;
       remember_far_deadline(slot, deadline);
+    }
     // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
     // on every put would chain each put to the previous one through memory.
     if (deadline < next_expiry_lower_bound_) [[unlikely]]

@@ -267,6 +267,30 @@ def test_getdel(r):
     assert error_of(r, "GETDEL", "a", "b") == "wrong number of arguments for 'getdel' command"
 
 
+def test_only_the_get_forms_count_keyspace_hits_and_misses(r):
+    # As redis-server 7.0: SET ... GET, GETSET and GETDEL read the key (a hit or a miss each);
+    # a write's own lookup (NX, XX, KEEPTTL, SETNX, SETEX, MSET, MSETNX) counts nothing.
+    assert r.set("k", "v") is True
+    before = r.info("stats")
+    assert r.set("k", "v2", get=True) == "v"              # hit
+    assert r.set("nokey", "v", get=True) is None          # miss
+    assert r.set("k", "v3", nx=True, get=True) == "v2"    # hit, then NX declines
+    assert r.getset("k", "v4") == "v2"                    # hit
+    assert r.getset("new", "x") is None                   # miss
+    assert r.getdel("k") == "v4"                          # hit
+    assert r.getdel("k") is None                          # miss
+    assert r.set("a", "1", xx=True) is None
+    assert r.set("a", "1", nx=True) is True
+    assert r.set("a", "2", xx=True, keepttl=True) is True
+    assert r.setnx("a", "3") is False
+    assert r.setex("a", 10, "4") is True
+    assert r.mset({"a": "5", "b": "6"}) is True
+    assert r.msetnx({"a": "7", "c": "8"}) is False
+    after = r.info("stats")
+    assert after["keyspace_hits"] - before["keyspace_hits"] == 4
+    assert after["keyspace_misses"] - before["keyspace_misses"] == 3
+
+
 # ---- GETEX ------------------------------------------------------------------------------------------
 
 

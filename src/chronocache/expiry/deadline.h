@@ -116,10 +116,13 @@ constexpr std::int64_t ttl_to_ms(std::chrono::duration<Rep, Period> ttl) noexcep
   return scaled / ToMs::den + (scaled % ToMs::den != 0 ? 1 : 0);
 }
 
-// now + ttl_ms, or kNever when that passes the end of time.
+// now + ttl_ms, or kNever when that passes the end of time. An add that checks its overflow
+// (an add and a cmov) rather than a headroom compare: two instructions fewer on every put with a
+// TTL (callgrind, putSingle), and defined for a `now` before the clock's epoch too.
 inline TimePoint deadline_after(TimePoint now, std::int64_t ttl_ms) noexcept {
-  const auto headroom = (TimePoint::max() - now).count();
-  return ttl_ms >= headroom ? kNever : now + Duration(ttl_ms);
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(now.time_since_epoch().count(), ttl_ms, &sum)) return kNever;
+  return TimePoint(Duration(sum));  // the end of time exactly is kNever as well
 }
 
 // The deadline a put with `ttl` at `now` gets: `now` itself for TTL <= 0 (expired on arrival),

@@ -15,6 +15,7 @@
 
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
+#include "testing/held.h"
 
 #include <gtest/gtest.h>
 
@@ -22,16 +23,9 @@ namespace chronocache {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::held;
 
 using LfuCache = Cache<int, int, Lfu, ManualClock>;
-
-std::vector<int> held(const LfuCache& cache, const std::vector<int>& keys) {
-  std::vector<int> out;
-  for (int key : keys) {
-    if (cache.contains(key)) out.push_back(key);
-  }
-  return out;
-}
 
 void use(LfuCache& cache, int key, int times) {
   for (int i = 0; i < times; ++i) ASSERT_TRUE(cache.get(key).has_value()) << key;

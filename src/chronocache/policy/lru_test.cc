@@ -12,6 +12,7 @@
 
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
+#include "testing/held.h"
 
 #include <gtest/gtest.h>
 
@@ -19,17 +20,9 @@ namespace chronocache {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::held;
 
 using LruCache = Cache<int, int, Lru, ManualClock>;
-
-// Which of `keys` the cache holds, in order.
-std::vector<int> held(const LruCache& cache, const std::vector<int>& keys) {
-  std::vector<int> out;
-  for (int key : keys) {
-    if (cache.contains(key)) out.push_back(key);
-  }
-  return out;
-}
 
 // The reference: a list from most to least recent.
 class LruModel {

@@ -135,6 +135,32 @@ TYPED_TEST(PolicyConformance, OverwritesOfAFullCacheEvictNothing) {
   EXPECT_EQ(cache.size(), 10u);
 }
 
+// The upsert every write takes (Cache::upsert_prehashed) keeps the bound for every policy: an
+// overwrite in place evicts nothing, an insert beyond max_entries evicts or is refused as put.
+TYPED_TEST(PolicyConformance, UpsertsKeepTheBoundAndOverwritesEvictNothing) {
+  typename TestFixture::CacheType cache({.max_entries = 10});
+  const auto upsert = [&](int key, int value) {
+    return cache.upsert_prehashed(key, Hashed{cache.hash_of(key)}, cache.clock().now(),
+                                  Access::kPeek, [&](auto& entry) {
+                                    if (entry.found()) {
+                                      entry.mutable_value() = value;
+                                      return entry.update(entry.deadline());
+                                    }
+                                    return entry.insert(key, value, cache.clock().now() + 1h);
+                                  });
+  };
+  for (int key = 0; key < 10; ++key) ASSERT_EQ(upsert(key, key), PutOutcome::kInserted);
+  for (int key = 0; key < 10; ++key) ASSERT_EQ(upsert(key, key + 1), PutOutcome::kReplaced);
+  EXPECT_EQ(cache.stats().evicted, 0u);
+  for (int key = 10; key < 100; ++key) {
+    ASSERT_EQ(upsert(key, key),
+              TestFixture::kEvicts ? PutOutcome::kInserted : PutOutcome::kRejectedFull);
+    ASSERT_EQ(cache.size(), 10u);
+  }
+  EXPECT_EQ(cache.stats().evicted, TestFixture::kEvicts ? 90u : 0u);
+  EXPECT_EQ(cache.stats().hits + cache.stats().misses, 0u) << "a peek counts nothing";
+}
+
 TYPED_TEST(PolicyConformance, AnExpiredVictimCountsAsExpiredNotEvicted) {
   typename TestFixture::CacheType cache({.max_entries = 3});
   for (int key = 0; key < 3; ++key) cache.put(key, key, 1s);

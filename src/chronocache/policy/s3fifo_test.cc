@@ -11,6 +11,7 @@
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/policy/ghost_queue.h"
+#include "testing/held.h"
 
 #include <gtest/gtest.h>
 
@@ -18,16 +19,10 @@ namespace chronocache {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::held;
+using test_support::keys_below;
 
 using S3FifoCache = Cache<int, int, S3Fifo, ManualClock>;
-
-std::vector<int> held(const S3FifoCache& cache, int below) {
-  std::vector<int> out;
-  for (int key = 0; key < below; ++key) {
-    if (cache.contains(key)) out.push_back(key);
-  }
-  return out;
-}
 
 // Ten entries (capacity 10: small 1, main 9); keys 0..4 hit twice, 5..9 never.
 void fill_with_five_reused(S3FifoCache& cache) {
@@ -43,7 +38,7 @@ TEST(S3Fifo, OneHitWondersLeaveFromTheSmallQueueInFifoOrder) {
   EXPECT_EQ(cache.policy().small_size(), 10u);  // before the first eviction every key is new
   cache.put(10, 10, 1h);                        // 0..4 move to main on the way; 5 leaves
   cache.put(11, 11, 1h);                        // 6 leaves
-  EXPECT_EQ(held(cache, 12), (std::vector<int>{0, 1, 2, 3, 4, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(held(cache, keys_below(12)), (std::vector<int>{0, 1, 2, 3, 4, 7, 8, 9, 10, 11}));
   EXPECT_EQ(cache.policy().main_size(), 5u);
   EXPECT_EQ(cache.policy().small_size(), 5u);
   EXPECT_EQ(cache.stats().evicted, 2u);
@@ -75,7 +70,7 @@ TEST(S3Fifo, AKeyBackFromTheGhostQueueGoesToMain) {
   EXPECT_TRUE(cache.contains(5));
   // Unvisited in main, it still outlives the small queue's entries (7, 8, 9 and 10 go first).
   for (int key = 100; key < 104; ++key) cache.put(key, key, 1h);
-  EXPECT_EQ(held(cache, 12), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(held(cache, keys_below(12)), (std::vector<int>{0, 1, 2, 3, 4, 5}));
   // A key evicted long ago is not in the ghost queue (nor is one never seen): small queue.
   cache.put(200, 200, 1h);
   EXPECT_EQ(cache.policy().main_size(), 6u);

@@ -8,6 +8,7 @@
 
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
+#include "testing/held.h"
 
 #include <gtest/gtest.h>
 
@@ -15,16 +16,9 @@ namespace chronocache {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::held;
 
 using SieveCache = Cache<int, int, Sieve, ManualClock>;
-
-std::vector<int> held(const SieveCache& cache, const std::vector<int>& keys) {
-  std::vector<int> out;
-  for (int key : keys) {
-    if (cache.contains(key)) out.push_back(key);
-  }
-  return out;
-}
 
 TEST(Sieve, WithoutHitsItIsFifo) {
   SieveCache cache({.max_entries = 3});

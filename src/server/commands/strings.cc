@@ -12,7 +12,8 @@
 // std::string.
 //
 // Every value is read through lookup_string(): the one place that will answer WRONGTYPE once a
-// key can hold another type.
+// key can hold another type (besides reply_old_value, for the old value SET ... GET, GETSET and
+// GETDEL read inside their one-probe write).
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -186,42 +187,38 @@ std::optional<TimePoint> expire_deadline(CommandContext& ctx, std::uint32_t flag
 
 enum class SetReply { kOkOrNull, kOneOrZero };  // SET, SETEX, PSETEX / SETNX
 
-// Redis's setGenericCommand: the GET reply comes first (and stands even when NX/XX then
-// declines); a declined write answers null (0 for SETNX); else the value replaces the old one,
-// its deadline the new one, the old one (KEEPTTL) or none.
+// The GET reply: the old value, or null. (SET ... GET reads the key inside Db::set, not through
+// lookup_string: a WRONGTYPE check for other types belongs here.)
+void reply_old_value(CommandContext& ctx, const Blob* old) {
+  if (old != nullptr) {
+    ctx.reply.bulk(old->view());
+  } else {
+    ctx.reply.null();
+  }
+}
+
+// Redis's setGenericCommand, in one Db::set (one hash, one probe): the GET reply comes first (and
+// stands even when NX/XX then declines); a declined write answers null (0 for SETNX); else the
+// value replaces the old one, its deadline the new one, the old one (KEEPTTL) or none.
 void set_generic(CommandContext& ctx, std::string_view key, std::string_view value,
                  const ExtendedOptions& options, std::string_view command, SetReply reply) {
   const std::uint32_t flags = options.flags;
-  TimePoint deadline = kNoExpiry;
+  SetOptions how;
   if ((flags & kAnyExpire) != 0) {
     const auto parsed = expire_deadline(ctx, flags, options.expire_amount, command);
     if (!parsed) return;
-    deadline = *parsed;
+    how.deadline = *parsed;
   }
-  Db& db = ctx.db();
-  bool found = false;
-  if ((flags & kGet) != 0) {
-    Blob* old = nullptr;
-    if (!lookup_string(ctx, key, old)) return;
-    if (old != nullptr) {
-      ctx.reply.bulk(old->view());
-    } else {
-      ctx.reply.null();
-    }
-    found = old != nullptr;
-  } else if ((flags & (kNx | kXx)) != 0) {
-    found = db.exists(key, ctx.now);
-  }
-  if ((flags & kKeepTtl) != 0) {
-    const auto old_deadline = db.deadline(key, ctx.now);
-    found = old_deadline.has_value();
-    if (found) deadline = *old_deadline;
-  }
-  if (((flags & kNx) != 0 && found) || ((flags & kXx) != 0 && !found)) {
+  if ((flags & kNx) != 0) how.condition = SetOptions::Condition::kIfAbsent;
+  if ((flags & kXx) != 0) how.condition = SetOptions::Condition::kIfPresent;
+  how.keep_ttl = (flags & kKeepTtl) != 0;
+  how.get = (flags & kGet) != 0;
+  const SetOutcome outcome =
+      ctx.db().set(key, value, how, ctx.now, [&](const Blob* old) { reply_old_value(ctx, old); });
+  if (outcome == SetOutcome::kDeclined) {
     if ((flags & kGet) != 0) return;
     return reply == SetReply::kOneOrZero ? ctx.reply.integer(0) : ctx.reply.null();
   }
-  db.put(key, value, deadline, ctx.now);
   if ((flags & kGet) != 0) return;
   if (reply == SetReply::kOneOrZero) return ctx.reply.integer(1);
   ctx.reply.ok();
@@ -262,23 +259,17 @@ void psetex(CommandContext& ctx) {
               SetReply::kOkOrNull);
 }
 
+// GETSET key value: SET key value GET, with Redis's own reply path.
 void getset(CommandContext& ctx) {
-  Blob* old = nullptr;
-  if (!lookup_string(ctx, ctx.args[1], old)) return;
-  if (old != nullptr) {
-    ctx.reply.bulk(old->view());
-  } else {
-    ctx.reply.null();
-  }
-  ctx.db().put(ctx.args[1], ctx.args[2], kNoExpiry, ctx.now);
+  ctx.db().set(ctx.args[1], ctx.args[2], SetOptions{.get = true}, ctx.now,
+               [&](const Blob* old) { reply_old_value(ctx, old); });
 }
 
+// GETDEL key: the value, then the key removed, in one probe (Db::erase_after).
 void getdel(CommandContext& ctx) {
-  Blob* value = nullptr;
-  if (!lookup_string(ctx, ctx.args[1], value)) return;
-  if (value == nullptr) return ctx.reply.null();
-  ctx.reply.bulk(value->view());
-  ctx.db().erase(ctx.args[1], ctx.now);
+  const bool erased = ctx.db().erase_after(
+      ctx.args[1], ctx.now, [&](const Blob& value) { ctx.reply.bulk(value.view()); });
+  if (!erased) return ctx.reply.null();
 }
 
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. As Redis: options are checked

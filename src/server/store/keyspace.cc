@@ -37,26 +37,10 @@ Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::
       engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, BlobHash{hash_seed})) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
-  const chronocache::Hashed h = hashed(key);
-  if (deadline != kNoExpiry) ++deadline_writes_;
-  // An overwrite rewrites the record in place (no allocation when the value fits its block);
-  // a new key builds its record once. Under an ordering policy the lookup is a read, so the
-  // overwrite counts as an access (as Redis's SET refreshes the key's LRU clock and LFU
-  // counter); it is taken out of the keyspace hit and miss counts again (stats()).
-  const bool ordered = policy_ != EnginePolicy::kNone;
-  Blob* existing = engine_->find_key_prehashed(
-      key, h, now, ordered ? chronocache::Access::kRead : chronocache::Access::kPeek);
-  if (ordered) ++(existing != nullptr ? policy_reads_.hits : policy_reads_.misses);
-  if (deadline <= now) {  // dead on arrival: remove the old value, build nothing
-    if (existing != nullptr) engine_->erase_prehashed(key, h, now);
-  } else if (existing != nullptr) {
-    const Blob::Resize resize = existing->assign(value);
-    if (resize.old_bytes != resize.new_bytes) [[unlikely]]
-      engine_->note_heap_resize(resize.old_bytes, resize.new_bytes);
-    engine_->set_deadline_prehashed(key, h, deadline, now);
-  } else {
-    engine_->put_prehashed(Blob::record(key, value), NoValue{}, deadline, h, now);
-  }
+  engine_->upsert_prehashed(key, hashed(key), now, chronocache::Access::kPeek,
+                            [&](Engine::Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+                              write(entry, key, value, deadline, now);
+                            });
   changed(key);
 }
 
@@ -114,7 +98,6 @@ void Db::select_policy(EnginePolicy policy) {
 
 void Db::swap_contents(Db& other) noexcept {
   std::swap(engine_, other.engine_);
-  std::swap(policy_reads_, other.policy_reads_);
   std::swap(policy_, other.policy_);  // every database has the same one; kept with its engine
   // Both counters move on: a database found without volatile keys is looked at again.
   ++deadline_writes_;

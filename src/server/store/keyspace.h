@@ -19,8 +19,10 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "chronocache/base/assert.h"
 #include "chronocache/cache.h"
 #include "chronocache/policy/lfu.h"
 #include "chronocache/policy/lru.h"
@@ -85,6 +87,16 @@ class WatchRegistry {
   std::unordered_map<ClientId, bool> dirty_;
 };
 
+// A SET-family write, parsed (commands/strings.cc): what Db::set does in one probe.
+struct SetOptions {
+  enum class Condition : std::uint8_t { kAlways, kIfAbsent, kIfPresent };  // -, NX, XX
+  Condition condition = Condition::kAlways;
+  bool keep_ttl = false;  // KEEPTTL: a live key keeps its deadline (`deadline` is then ignored)
+  bool get = false;       // GET: the old value is handed over before the write
+  TimePoint deadline = kNoExpiry;  // EX/PX/EXAT/PXAT; at or before now: the write removes the key
+};
+enum class SetOutcome : std::uint8_t { kWritten, kDeclined };  // kDeclined: NX or XX said no
+
 class Db {
  public:
   // `changes`: the keyspace's change counter, which every write here advances.
@@ -128,9 +140,38 @@ class Db {
   }
 
   // ---- Writes (each one tells watchers and counts its change) ---------------------------------
+  // Each write hashes the key once and probes the table once (the engine's upsert): a live key's
+  // record is rewritten in place (no allocation when the value fits its block), a new key's
+  // record is built once. The overwrite is an access for an ordering policy, as Redis's SET
+  // refreshes the key's LRU clock and LFU counter; it is no keyspace hit or miss.
   void put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now);
   void put(std::string_view key, const Blob& value, TimePoint deadline, TimePoint now) {
     put(key, value.view(), deadline, now);
+  }
+  // SET with its options, and the older forms (SETNX, SETEX, PSETEX, GETSET), in one probe.
+  // With options.get, on_old(const Blob* old) is called first with the live record (nullptr:
+  // none), valid during the call only, and the lookup counts a keyspace hit or miss (Redis's
+  // SET ... GET reads the key); on_old must not use this Db. Then NX/XX decide, and a write
+  // stores `value` with options.deadline (keep_ttl: the live key's own deadline, if any).
+  template <class OnOld>
+  SetOutcome set(std::string_view key, std::string_view value, const SetOptions& options,
+                 TimePoint now, OnOld&& on_old) {
+    using Condition = SetOptions::Condition;
+    const SetOutcome outcome = engine_->upsert_prehashed(
+        key, hashed(key), now,
+        options.get ? chronocache::Access::kRead : chronocache::Access::kPeek,
+        [&](Engine::Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+          const bool found = entry.found();
+          if (options.get) on_old(found ? &entry.key() : nullptr);
+          if (found ? options.condition == Condition::kIfAbsent
+                    : options.condition == Condition::kIfPresent)
+            return SetOutcome::kDeclined;
+          write(entry, key, value, options.keep_ttl && found ? entry.deadline() : options.deadline,
+                now);
+          return SetOutcome::kWritten;
+        });
+    if (outcome == SetOutcome::kWritten) changed(key);
+    return outcome;
   }
   bool erase(std::string_view key, TimePoint now);
   // Stores a copy of `record`'s value under `target` with `deadline`, keeping the "raw" mark
@@ -143,6 +184,20 @@ class Db {
   // SETRANGE on a missing key: an empty record for the edit() that must follow at once (the edit
   // is the change, and tells the watchers).
   Blob& insert_for_edit(std::string_view key, TimePoint now);
+  // GETDEL in one probe: calls on_value(const Blob& record) with the live record, then removes
+  // it; counts a keyspace hit or miss. False (on_value not called) when there is no live key.
+  template <class OnValue>
+  bool erase_after(std::string_view key, TimePoint now, OnValue&& on_value) {
+    const bool erased =
+        engine_->upsert_prehashed(key, hashed(key), now, chronocache::Access::kRead,
+                                  [&](Engine::Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+                                    if (!entry.found()) return false;
+                                    on_value(std::as_const(entry.key()));
+                                    return entry.erase();
+                                  });
+    if (erased) changed(key);
+    return erased;
+  }
   // Sets a live key's deadline (kNoExpiry: persist); a deadline at or before now deletes it.
   bool set_deadline(std::string_view key, TimePoint deadline, TimePoint now);
   // Empties the database; returns how many keys it held (expired ones not yet reclaimed too, as
@@ -216,13 +271,9 @@ class Db {
     if (deadline != kNoExpiry) ++deadline_writes_;
     engine_->put_prehashed(std::move(record), NoValue{}, deadline, chronocache::Hashed{hash}, now);
   }
-  // The engine's counters, less the reads SET made only to tell the policy of an overwrite.
-  chronocache::CacheStats stats() const {
-    chronocache::CacheStats s = engine_->stats();
-    s.hits -= policy_reads_.hits;
-    s.misses -= policy_reads_.misses;
-    return s;
-  }
+  // The engine's counters: keyspace hits and misses are the reads commands made (GET, SET ...
+  // GET), never the lookup of a write.
+  chronocache::CacheStats stats() const { return engine_->stats(); }
   std::size_t table_bytes() const { return engine_->memory_bytes(); }
   std::size_t index() const { return index_; }
   void swap_contents(Db& other) noexcept;
@@ -236,6 +287,20 @@ class Db {
   chronocache::Hashed hashed(std::string_view key) const {
     return chronocache::Hashed{engine_->hash_of(key)};
   }
+  // The write of put and set, inside the engine's upsert: rewrites the live record in place or
+  // builds a new one; a deadline at or before now removes the key and builds nothing.
+  CC_ALWAYS_INLINE void write(Engine::Upsert& entry, std::string_view key, std::string_view value,
+                              TimePoint deadline, TimePoint now) {
+    if (deadline != kNoExpiry) ++deadline_writes_;
+    if (deadline <= now) [[unlikely]] {
+      if (entry.found()) entry.erase();
+    } else if (entry.found()) {
+      const Blob::Resize resize = entry.mutable_key().assign(value);
+      entry.update(deadline, resize.old_bytes, resize.new_bytes);
+    } else {
+      entry.insert(Blob::record(key, value), NoValue{}, deadline);
+    }
+  }
 
   std::size_t index_;
   WatchRegistry* watches_;
@@ -243,12 +308,6 @@ class Db {
   std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
   EnginePolicy policy_ = EnginePolicy::kNone;
   std::uint64_t deadline_writes_ = 0;
-  // Lookups put() makes as reads (kRead) so that an overwrite counts as an access for an
-  // ordering policy (Redis's SET refreshes a key's LRU clock); not keyspace hits or misses.
-  struct {
-    std::uint64_t hits = 0;
-    std::uint64_t misses = 0;
-  } policy_reads_;
 };
 
 class Keyspace {
