@@ -64,11 +64,12 @@ format-check: setup
 format: setup
 	tools/format.sh
 
-# The threaded tests (ShardedCache, the clock's ticker, a save while other threads write) also
-# run under ThreadSanitizer.
+# The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
+# exiting with the ticker running) also run under ThreadSanitizer.
 build-tsan: setup
 	cmake --preset tsan >/dev/null
-	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test
+	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test \
+	  exit_with_live_caches_test exit_with_live_caches
 
 # Release is built and tested too: `make run` and `make bench` use it, and -O3 finds warnings
 # (errors here) that the sanitizer build does not.
