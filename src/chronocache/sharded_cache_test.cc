@@ -220,6 +220,7 @@ TEST(ShardedCache, ConcurrentWritersOnDisjointAndSharedKeysLeaveAConsistentState
     }
   };
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) threads.emplace_back(writer, t);
   std::thread reader([&] {
     start.arrive_and_wait();
@@ -258,6 +259,7 @@ TEST(ShardedCache, ConcurrentInsertsIntoABoundedLruNeverExceedTheBound) {
   ShardedLru cache({.max_entries = 1000}, 4);  // 250 per shard
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();
@@ -304,6 +306,7 @@ TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
   cache.begin_capture(sink);
   std::barrier start(kThreads + 1);
   std::vector<std::thread> writers;
+  writers.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     writers.emplace_back([&, t] {
       start.arrive_and_wait();

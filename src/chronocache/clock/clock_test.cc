@@ -151,6 +151,7 @@ TEST(CoarseClock, NeverRunsBackwardsWhileTwoThreadsRefresh) {
     }
   };
   std::vector<std::thread> threads;
+  threads.reserve(2);
   for (int t = 0; t < 2; ++t) threads.emplace_back(refresher);
   for (std::thread& thread : threads) thread.join();
   EXPECT_FALSE(backwards);
