@@ -98,7 +98,8 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 
 # clang-tidy-14 over every file of src/ in the Release build's compile_commands.json (configured,
 # not built), TIDY_JOBS at a time; findings in our headers count, third-party ones do not
-# (HeaderFilterRegex). Any finding fails. Not in make test: 5 to 6 minutes of CPU on 2 cores.
+# (HeaderFilterRegex). Any finding fails. Not in make test: about 10 CPU-minutes, so 5 minutes on
+# an idle 2-core machine (16 minutes measured on a shared, loaded one).
 TIDY_JOBS ?= $(JOBS)
 tidy: setup
 	cmake --preset release >/dev/null
