@@ -8,13 +8,14 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "chronocache/base/mutex.h"
+#include "chronocache/base/thread_annotations.h"
 #include "chronocache/capture.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/options.h"
@@ -219,6 +220,7 @@ TEST(ShardedCache, ConcurrentWritersOnDisjointAndSharedKeysLeaveAConsistentState
     }
   };
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) threads.emplace_back(writer, t);
   std::thread reader([&] {
     start.arrive_and_wait();
@@ -257,6 +259,7 @@ TEST(ShardedCache, ConcurrentInsertsIntoABoundedLruNeverExceedTheBound) {
   ShardedLru cache({.max_entries = 1000}, 4);  // 250 per shard
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();
@@ -292,17 +295,18 @@ TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
   class Sink final : public CaptureSink<int, int> {
    public:
     void capture(const int& key, const int& value, TimePoint) override {
-      std::lock_guard lock(mu);  // shards hand over from several threads
+      MutexLock lock(mu);  // shards hand over from several threads
       if (!seen.emplace(key, value).second) duplicates++;
     }
-    std::mutex mu;
-    std::map<int, int> seen;
-    int duplicates = 0;
+    Mutex mu;
+    std::map<int, int> seen CC_GUARDED_BY(mu);
+    int duplicates CC_GUARDED_BY(mu) = 0;
   } sink;
 
   cache.begin_capture(sink);
   std::barrier start(kThreads + 1);
   std::vector<std::thread> writers;
+  writers.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     writers.emplace_back([&, t] {
       start.arrive_and_wait();
@@ -320,6 +324,7 @@ TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
   }
   for (std::thread& writer : writers) writer.join();
 
+  MutexLock lock(sink.mu);
   EXPECT_EQ(sink.duplicates, 0);
   ASSERT_EQ(sink.seen.size(), static_cast<std::size_t>(kKeys));
   for (const auto& [key, value] : sink.seen) ASSERT_EQ(value, key * 2) << key;

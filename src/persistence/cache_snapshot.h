@@ -28,11 +28,12 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "chronocache/base/mutex.h"
+#include "chronocache/base/thread_annotations.h"
 #include "chronocache/cache.h"
 #include "chronocache/capture.h"
 #include "chronocache/clock/clock.h"
@@ -96,23 +97,23 @@ namespace detail {
 template <class K, class V>
 class WriterSink final : public CaptureSink<K, V> {
  public:
-  WriterSink(SnapshotWriter& writer, ClockPair clocks) : writer_(writer), clocks_(clocks) {}
-  void capture(const K& key, const V& value, TimePoint deadline) override {
-    std::lock_guard lock(mu_);
+  WriterSink(SnapshotWriter& writer, ClockPair clocks) : writer_(&writer), clocks_(clocks) {}
+  void capture(const K& key, const V& value, TimePoint deadline) override CC_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     SnapshotEntry entry;
     entry.key = SnapshotBytes<K>::encode(key, key_scratch_);
     entry.value = SnapshotBytes<V>::encode(value, value_scratch_);
     entry.expire_unix_ms =
         deadline == chronocache::kNoExpiry ? kNoExpiryMs : clocks_.to_unix_ms(deadline);
-    writer_.add(entry);
+    writer_->add(entry);
   }
 
  private:
-  std::mutex mu_;
-  SnapshotWriter& writer_;
-  ClockPair clocks_;
-  std::string key_scratch_;
-  std::string value_scratch_;
+  Mutex mu_;
+  SnapshotWriter* const writer_ CC_PT_GUARDED_BY(mu_);  // add() is not thread-safe
+  const ClockPair clocks_;
+  std::string key_scratch_ CC_GUARDED_BY(mu_);
+  std::string value_scratch_ CC_GUARDED_BY(mu_);
 };
 
 template <class CacheT>

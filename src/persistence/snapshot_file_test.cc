@@ -125,6 +125,7 @@ class DamagedFileTest : public SnapshotFileTest {
   void SetUp() override {
     SnapshotFileTest::SetUp();
     std::vector<Owned> entries;
+    entries.reserve(60);
     for (int i = 0; i < 60; ++i)
       entries.push_back({static_cast<std::uint32_t>(i % 3), numbered("k", i),
                          std::string(40, static_cast<char>('a' + i % 26)), kCreated + i});

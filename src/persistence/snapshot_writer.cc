@@ -96,8 +96,8 @@ void SnapshotWriter::seal_block() {
     current_.entries = 0;
     return;
   }
-  std::unique_lock lock(mu_);
-  slot_free_.wait(lock, [&] { return in_flight_ < kBlocksInFlight || stopping_; });
+  MutexLock lock(mu_);
+  while (in_flight_ >= kBlocksInFlight && !stopping_) slot_free_.wait(mu_);
   queue_.push_back(std::move(current_));
   ++in_flight_;
   if (!spare_.empty()) {
@@ -192,9 +192,9 @@ void SnapshotWriter::worker_loop() {
     const sched_param idle{};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // best effort
   }
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
-    work_ready_.wait(lock, [&] { return !queue_.empty() || stopping_ || commit_requested_; });
+    while (queue_.empty() && !stopping_ && !commit_requested_) work_ready_.wait(mu_);
     if (stopping_) return;
     if (queue_.empty()) {  // commit requested and every block written
       lock.unlock();
@@ -222,7 +222,7 @@ void SnapshotWriter::start_commit() {
     return;
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     commit_requested_ = true;  // the worker writes current_ (the last block) after the queue
   }
   work_ready_.notify_one();
@@ -244,7 +244,7 @@ bool SnapshotWriter::commit(SnapshotError* error) {
 void SnapshotWriter::stop_worker() {
   if (!worker_.joinable()) return;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   work_ready_.notify_one();

@@ -13,17 +13,17 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "chronocache/base/mutex.h"
+#include "chronocache/base/thread_annotations.h"
 #include "persistence/durable_file.h"
 #include "persistence/snapshot_format.h"
 
@@ -51,19 +51,19 @@ class SnapshotWriter {
   static std::unique_ptr<SnapshotWriter> open(const std::string& path, std::int64_t created_unix_ms,
                                               std::string_view engine_version,
                                               const WriterOptions& options, SnapshotError* error);
-  ~SnapshotWriter();  // abandons the file unless it was committed
+  ~SnapshotWriter() CC_EXCLUDES(mu_);  // abandons the file unless it was committed
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;
 
-  void add(const SnapshotEntry& entry);
+  void add(const SnapshotEntry& entry) CC_EXCLUDES(mu_);
   // Writes the last block and the trailer, fsyncs, renames into place. Blocking.
-  bool commit(SnapshotError* error);
+  bool commit(SnapshotError* error) CC_EXCLUDES(mu_);
   // The same on the worker thread: returns at once; poll commit_done(), then commit_result().
-  void start_commit();
+  void start_commit() CC_EXCLUDES(mu_);
   bool commit_done() const noexcept { return commit_done_.load(std::memory_order_acquire); }
   bool commit_result(SnapshotError* error);
   // Stops writing and removes the temporary file. Safe at any time before commit completes.
-  void abandon();
+  void abandon() CC_EXCLUDES(mu_);
 
   std::uint64_t entries() const noexcept { return entries_; }
   std::uint64_t bytes_written() const noexcept {
@@ -80,11 +80,12 @@ class SnapshotWriter {
 
   SnapshotWriter(std::string path, std::unique_ptr<DurableFile> file, const WriterOptions& options,
                  std::int64_t created_unix_ms);
-  void seal_block();                  // hands the current block to the worker (or writes it)
+  // Hands the current block to the worker (or writes it).
+  void seal_block() CC_EXCLUDES(mu_);
   void write_block(Block& block);     // compress, checksum, write: the worker's part
   bool finish(SnapshotError* error);  // last block, trailer, commit: on whichever thread commits
-  void worker_loop();
-  void stop_worker();
+  void worker_loop() CC_EXCLUDES(mu_);
+  void stop_worker() CC_EXCLUDES(mu_);
   void fail(std::string reason);
 
   std::string path_;
@@ -95,16 +96,20 @@ class SnapshotWriter {
   std::uint64_t entries_ = 0;
   std::atomic<std::uint64_t> bytes_written_{0};
 
-  // The worker's side: blocks to write, free blocks to reuse, and the chained checksum.
-  std::mutex mu_;
-  std::condition_variable work_ready_;
-  std::condition_variable slot_free_;
-  std::deque<Block> queue_;
-  std::vector<Block> spare_;
-  std::size_t in_flight_ = 0;
-  bool stopping_ = false;
-  bool commit_requested_ = false;
+  // Between the caller's thread and the worker: blocks to write, free blocks to reuse, requests.
+  Mutex mu_;
+  CondVar work_ready_;
+  CondVar slot_free_;
+  std::deque<Block> queue_ CC_GUARDED_BY(mu_);
+  std::vector<Block> spare_ CC_GUARDED_BY(mu_);
+  std::size_t in_flight_ CC_GUARDED_BY(mu_) = 0;
+  bool stopping_ CC_GUARDED_BY(mu_) = false;
+  bool commit_requested_ CC_GUARDED_BY(mu_) = false;
   std::thread worker_;
+  // Not guarded: owned by one thread at a time, handed over at a synchronisation point. The
+  // caller's thread owns current_, entries_ and rejected_ until start_commit() (whose locked
+  // request the worker reads); the worker owns the rest while it runs, and the caller reads them
+  // after joining it (commit_result, stop_worker). Without a worker, all are the caller's.
   std::string stored_;                    // compression output, reused
   std::vector<std::uint64_t> checksums_;  // one per block written
   std::string failure_;                   // the first error; later writes are skipped

@@ -2,11 +2,24 @@
 #include "sim/experiment.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
+#include "chronocache/base/mutex.h"
+#include "chronocache/base/thread_annotations.h"
+
 namespace chronocache::sim {
+
+namespace {
+
+// How many workers are still replaying; the last one to finish wakes the waiting caller.
+struct Countdown {
+  explicit Countdown(unsigned workers) : running(workers) {}
+  Mutex mu;
+  CondVar all_done;
+  unsigned running CC_GUARDED_BY(mu);
+};
+
+}  // namespace
 
 std::vector<RunResult> run_experiment(const Trace& trace,
                                       std::span<const PolicyEntry* const> policies,
@@ -22,26 +35,28 @@ std::vector<RunResult> run_experiment(const Trace& trace,
 
   std::atomic<std::size_t> next{0};
   std::atomic<std::uint64_t> requests_done{0};
-  std::mutex mutex;
-  std::condition_variable all_done;
-  unsigned running = threads;
+  Countdown countdown(threads);
 
   const auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < results.size();) {
       const PolicyEntry* policy = policies[i / sizes.size()];
       results[i].replay = policy->replay(trace, results[i].cache_size, &requests_done);
     }
-    const std::lock_guard lock(mutex);
-    if (--running == 0) all_done.notify_all();
+    MutexLock lock(countdown.mu);
+    if (--countdown.running == 0) countdown.all_done.notify_all();
   };
 
   std::vector<std::thread> workers;
   workers.reserve(threads);
   for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
   {
-    std::unique_lock lock(mutex);
-    while (!all_done.wait_for(lock, kTickInterval, [&] { return running == 0; })) {
-      if (on_tick) on_tick(requests_done.load(std::memory_order_relaxed));
+    MutexLock lock(countdown.mu);
+    auto next_tick = std::chrono::steady_clock::now() + kTickInterval;
+    while (countdown.running != 0) {
+      if (countdown.all_done.wait_until(countdown.mu, next_tick) == std::cv_status::timeout) {
+        if (on_tick) on_tick(requests_done.load(std::memory_order_relaxed));
+        next_tick = std::chrono::steady_clock::now() + kTickInterval;
+      }
     }
   }
   for (std::thread& worker : workers) worker.join();

@@ -49,6 +49,7 @@ std::uint64_t hash_of(std::string_view s) { return DefaultHash<std::string>{}(s)
 
 TEST(IntegerHash, SpreadsSequentialKeysOverEveryBitRangeTheTableUses) {
   std::vector<std::uint64_t> hashes;
+  hashes.reserve(65'536);
   for (int i = 0; i < 65'536; ++i) hashes.push_back(DefaultHash<int>{}(i));
   expect_table_bits_uniform(hashes);
 }
@@ -72,6 +73,7 @@ TEST(IntegerHash, SpreadsStridedAndNegativeKeys) {
 
 TEST(IntegerHash, HasNoCollisionsAmongAMillionSequentialKeys) {
   std::vector<std::uint64_t> hashes;
+  hashes.reserve(1'000'000);
   for (int i = 0; i < 1'000'000; ++i) hashes.push_back(DefaultHash<int>{}(i));
   EXPECT_EQ(distinct(hashes), hashes.size());
 }
@@ -91,6 +93,7 @@ TEST(IntegerHash, EnumsHashLikeTheirValues) {
 
 TEST(FallbackHash, RemixesStdHashSoDistinctValuesDiffer) {
   std::vector<std::uint64_t> hashes;
+  hashes.reserve(4096);
   for (int i = 0; i < 4096; ++i) hashes.push_back(DefaultHash<double>{}(i * 0.5));
   EXPECT_EQ(distinct(hashes), hashes.size());
 }
@@ -106,11 +109,12 @@ TEST(StringHash, IsTheSameForStringStringViewAndCString) {
 
 TEST(StringHash, EmbeddedZerosAndLengthsCount) {
   const std::vector<std::string_view> keys = {
-      std::string_view("", 0),      std::string_view("\0", 1),   std::string_view("\0\0", 2),
+      std::string_view(),           std::string_view("\0", 1),   std::string_view("\0\0", 2),
       std::string_view("a", 1),     std::string_view("a\0", 2),  std::string_view("\0a", 2),
       std::string_view("a\0b", 3),  std::string_view("a\0c", 3), std::string_view("ab", 2),
       std::string_view("abc\0", 4), std::string_view("abc", 3),  std::string_view("\0abc", 4)};
   std::vector<std::uint64_t> hashes;
+  hashes.reserve(keys.size());
   for (std::string_view k : keys) hashes.push_back(hash_of(k));
   EXPECT_EQ(distinct(hashes), hashes.size());
 }

@@ -109,7 +109,8 @@ constexpr std::int64_t ttl_to_ms(std::chrono::duration<Rep, Period> ttl) noexcep
       return ms > static_cast<U128>(kMax) ? kMax : static_cast<std::int64_t>(ms);
     }
   }
-  const auto count = static_cast<std::int64_t>(ttl.count());
+  // An int8_t count is a number, not a byte: sign extension is meant.
+  const auto count = static_cast<std::int64_t>(ttl.count());  // NOLINT(bugprone-signed-char-misuse)
   if (count <= 0) return count < 0 ? -1 : 0;
   if (count > kMax / ToMs::num) return kMax;
   const std::int64_t scaled = count * ToMs::num;

@@ -499,7 +499,8 @@ class WTinyLfu {
   void fill() {
     const std::size_t total = size();
     if (total > sketch_.capacity()) sketch_.ensure_capacity(total);
-    const auto window_max =
+    // Non-negative: + 0.5 then truncation rounds half up without a libm call on each insert.
+    const auto window_max =  // NOLINTNEXTLINE(bugprone-incorrect-roundings)
         static_cast<std::size_t>(window_share_ * static_cast<double>(total) + 0.5);
     while (count_[kWindow] > window_max && count_[kWindow] > 1) {
       move(nodes_.back(kWindow), kWindow, kProbation);
@@ -507,6 +508,8 @@ class WTinyLfu {
   }
 
   void apply_window_share() {
+    // Rounded as in fill().
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings)
     window_max_ = static_cast<std::size_t>(window_share_ * static_cast<double>(capacity_) + 0.5);
     protected_max_ = static_cast<std::size_t>(options_.protected_share *
                                               static_cast<double>(capacity_ - window_max_));

@@ -45,6 +45,8 @@ void latency_help(CommandContext& ctx) {
       "    Reset latency data of one or more <event> classes.",
       "    (default: reset all data for all event classes)",
       "HISTOGRAM [COMMAND ...]",
+      // One help line split at 100 columns.
+      // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
       "    Return a cumulative distribution of latencies in the format of a histogram for the "
       "specified command names.",
       "    If no commands are specified then all histograms are replied.",
@@ -228,6 +230,8 @@ void function_help(CommandContext& ctx) {
       "    * Library description",
       "    * Functions list",
       "    * Library code (if WITHCODE is given)",
+      // One help line split at 100 columns.
+      // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
       "    It also possible to get only function that matches a pattern using LIBRARYNAME "
       "argument.",
       "STATS",

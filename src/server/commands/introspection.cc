@@ -154,6 +154,8 @@ void memory_usage(CommandContext& ctx) {
   }
   const Blob* record = ctx.db().find(ctx.args[2], ctx.now);
   if (record == nullptr) return ctx.reply.null();
+  // A signedness cast between 64-bit types, not a widening.
+  // NOLINTNEXTLINE(bugprone-misplaced-widening-cast)
   ctx.reply.integer(static_cast<long long>(record->heap_bytes() + kEntryTableBytes));
 }
 

@@ -49,9 +49,6 @@ constexpr std::uint64_t kMaxStringBytes = Blob::kMaxBytes;
 // time Redis itself takes to fill such a table).
 constexpr std::uint64_t kMaxLcsCells = std::uint64_t{1} << 27;
 
-// Redis's MAX_LONG_DOUBLE_CHARS: the longest float argument string2ld reads.
-constexpr std::size_t kMaxLongDoubleChars = 5 * 1024;
-
 // ---- Lookup ---------------------------------------------------------------------------------
 
 // The live string at `key` in `value` (nullptr when missing). False, after replying `wrong_type`,
