@@ -50,6 +50,12 @@ bool Db::erase(std::string_view key, TimePoint now) {
   return erased;
 }
 
+bool Db::evict(std::string_view key, TimePoint now) {
+  const bool erased = engine_->erase_prehashed(key, hashed(key), now);
+  if (erased) touch(key);
+  return erased;
+}
+
 void Db::put_copy(std::string_view target, const Blob& record, TimePoint deadline, TimePoint now) {
   const bool grown = record.grown();
   put(target, record.view(), deadline, now);

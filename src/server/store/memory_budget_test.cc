@@ -135,5 +135,25 @@ TEST_F(MemoryBudgetTest, EveryEvictingPolicyMeetsTheBudgetAcrossDatabases) {
   }
 }
 
+// Evictions are not writes: Redis's rdb_changes_since_last_save does not move for them, so save
+// points are not triggered by a cache shedding keys. Writes and erases do count, once each.
+TEST_F(MemoryBudgetTest, EvictionsCountNoChangeWhileWritesDo) {
+  for (MaxmemoryPolicy policy : {MaxmemoryPolicy::kAllKeysLru, MaxmemoryPolicy::kAllKeysRandom,
+                                 MaxmemoryPolicy::kVolatileTtl, MaxmemoryPolicy::kVolatileRandom,
+                                 MaxmemoryPolicy::kVolatileLru}) {
+    keyspace_.clear_all(now_);
+    configure(policy, 0);
+    const std::uint64_t before = keyspace_.changes();
+    for (int i = 0; i < 1000; ++i)
+      db().put(key(i), std::string(200, 'v'), now_ + std::chrono::hours(1 + i), now_);
+    ASSERT_TRUE(db().erase(key(0), now_));
+    EXPECT_EQ(keyspace_.changes(), before + 1001) << static_cast<int>(policy);
+    configure(policy, budget_.used() / 2);
+    EXPECT_EQ(budget_.evict(now_, 0), Result::kOk) << static_cast<int>(policy);
+    EXPECT_LT(db().stored_size(), 999u) << static_cast<int>(policy);
+    EXPECT_EQ(keyspace_.changes(), before + 1001) << static_cast<int>(policy);
+  }
+}
+
 }  // namespace
 }  // namespace chronocached
