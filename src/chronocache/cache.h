@@ -342,6 +342,9 @@ class Cache {
   // Invalidation: pointers from find_prehashed/find_key_prehashed, as any write.
   class Upsert {
    public:
+    Upsert(const Upsert&) = delete;  // lives only for the call of fn, on upsert's stack
+    Upsert& operator=(const Upsert&) = delete;
+
     bool found() const noexcept { return static_cast<bool>(ref_); }
     // The live entry (found() only).
     const K& key() const noexcept { return ref_.slot->key; }
@@ -407,8 +410,6 @@ class Cache {
     CC_ALWAYS_INLINE Upsert(Cache& cache, Ref ref, Hashed h, TimePoint now,
                             std::uint32_t relative_now) noexcept
         : cache_(&cache), ref_(ref), h_(h), now_(now), relative_now_(relative_now) {}
-    Upsert(const Upsert&) = delete;
-    Upsert& operator=(const Upsert&) = delete;
 
     // The new deadline of an assigned or updated entry, an access for the policy, and the byte
     // budget when the entry may have grown.
