@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // What ~Session does, so WATCH and MONITOR leave nothing dangling.
   state.clients.by_id.erase(client.id);
-  std::erase(state.monitors, &client);
+  std::erase(state.clients.monitors, &client);
   if (client.watching) state.keyspace.watches().unwatch_all(client.id);
   return 0;
 }
