@@ -212,7 +212,7 @@ void memory_section(InfoText& info, ServerState& server) {
 }
 
 // Redis 7.0's fields in Redis's order. No fork, so the copy-on-write fields stay 0: a BGSAVE
-// here copies nothing (server/snapshots.h).
+// here copies nothing (server/persist/snapshots.h).
 void persistence_section(InfoText& info, const ServerState& server, std::int64_t unix_ms) {
   const Snapshots& snapshots = server.snapshots;
   const bool saving = snapshots.bgsave_in_progress();

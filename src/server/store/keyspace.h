@@ -262,7 +262,7 @@ class Db {
 
   const Engine& engine() const { return *engine_; }
 
-  // ---- Snapshots (server/snapshots.h) ------------------------------------------------------
+  // ---- Snapshots (server/persist/snapshots.h) ----------------------------------------------
   // The engine itself, for a point-in-time capture: a capture belongs to the engine and must
   // follow it when SWAPDB moves it to another Db. Writes through it bypass watchers.
   Engine& capture_engine() { return *engine_; }
