@@ -3,7 +3,7 @@
 // The cache is the engine itself, chronocache::Cache<std::uint64_t, Empty, Policy, ManualClock>,
 // bounded by max_entries = cache size (in objects): the simulator measures the code that ships,
 // not a model of it (Caffeine's simulator does the same with its product policy). The rule is the
-// one the reference numbers of ../shared/data/traces/README.md use:
+// one the reference numbers of the sample traces' README use:
 //
 //   for each request key:  get(key) ? ++hits : put(key)
 //

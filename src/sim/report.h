@@ -2,7 +2,7 @@
 // (--csv FILE; bench/hitratio/run_hitratio.py reads it).
 //
 // Table: one row per cache size, one column per policy, hit % with two decimals (the precision
-// of the reference tables in ../shared/data/traces/README.md, so numbers can be compared by eye).
+// of the reference tables in the sample traces' README, so numbers can be compared by eye).
 // CSV: one row per run with exact counts, so a reader can recompute any ratio:
 //   trace,policy,cache_size,requests,hits,hit_ratio,miss_ratio
 #pragma once

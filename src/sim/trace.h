@@ -1,6 +1,6 @@
 // Trace: a request stream decoded once into memory, then replayed many times.
 //
-// A request is a lookup of one 64-bit key (the README of ../shared/data/traces: a miss is followed
+// A request is a lookup of one 64-bit key (the sample traces' README: a miss is followed
 // by an insert; there are no separate sets or deletes). Every (policy, size) run reads the same
 // Trace, read-only, from several threads at once, which is why decoding happens exactly once and
 // nothing here is mutable after reading.

@@ -1,6 +1,7 @@
 // TraceFormat: the trace encodings chronocache-sim reads, and how a file's format is recognised.
 //
-// The parsing rule of each format is the one ../shared/data/traces/README.md states (the rules the
+// The parsing rule of each format is the one the sample traces' README states (the
+// traces make bench-hitratio replays; no test reads them) (the rules the
 // reference hit ratios were computed with), so our numbers are comparable with libCacheSim's and
 // Caffeine's:
 //

@@ -1,9 +1,10 @@
 // DefaultPolicy: the eviction policy to use when nothing is known about the workload, chosen by
 // measured hit ratio and measured cost.
 //
-// Hit ratio: every trace and size of ../shared/data/traces (73 trace/size pairs, object counts,
-// request = get, put on a miss), replayed through Cache<uint64_t, Empty, Policy> (the simulator's
-// rule). Average hit ratio in %, against the best single reference policy:
+// Hit ratio: every trace and size of the sample traces that make bench-hitratio replays (73
+// trace/size pairs, object counts, request = get, put on a miss), replayed through Cache<uint64_t,
+// Empty, Policy> (the simulator's rule). Average hit ratio in %, against the best single reference
+// policy:
 //
 //   policy                                   all 73 pairs   the 69 Caffeine ran
 //   WTinyLfu, shadow ghosts + LRU duel (default) 46.06          47.36

@@ -133,8 +133,8 @@ class FrequencySketch {
   static constexpr unsigned kBlockWords = 8;  // 64 bytes: one cache line per key
   static constexpr unsigned kHashes = 4;
   // Doorkeeper bits per entry of capacity. 8 measured best on the traces of
-  // ../shared/data/traces (16, 32 and 64 lost 0.3 points of average hit ratio: a sparser
-  // doorkeeper lets more keys seen once into the contest with a frequency of one).
+  // sample traces (make bench-hitratio) (16, 32 and 64 lost 0.3 points of average hit ratio: a
+  // sparser doorkeeper lets more keys seen once into the contest with a frequency of one).
   static constexpr std::size_t kDoorBitsPerEntry = 8;
   // Sightings between two halvings, per entry of capacity: the TinyLFU paper's W/C = 10, which
   // lets a counter of 15 mean "seen about once per capacity-worth of requests" before aging.

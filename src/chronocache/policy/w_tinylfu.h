@@ -32,7 +32,7 @@
 // Caffeine's hill climber compares the hit ratios of successive samples, which on short traces
 // or small caches are too few and too noisy to follow. A loop longer than the cache never comes
 // back within a shadow's reach and leaves the window small; a recency-skewed trace grows it
-// towards LRU. Measured over the traces of ../shared/data/traces (73 trace/size pairs, average
+// towards LRU. Measured over the sample traces of make bench-hitratio (73 trace/size pairs, average
 // hit ratio, without the LRU duel below): fixed 1 % window 45.14, hill climber 45.71, shadow
 // ghosts 45.95; on the 69 pairs Caffeine ran, shadow ghosts 47.24 against Caffeine's adaptive
 // W-TinyLFU 46.50.
