@@ -3,7 +3,10 @@
 A server is started on a port the kernel picks (`--port 0`), and the port is read from its log,
 so parallel runs never race for a port. Every server a test starts is stopped by that test.
 
-  pytest tests/integration --server build/release/src/server/chronocached
+  pytest tests/integration --server build/release/src/server/chronocached --threads 4
+
+--threads N starts every chronocached with N event loops (make test runs the suite at 1 and 4);
+without it the server's default applies (one loop per CPU).
 """
 import os
 import re
@@ -22,12 +25,25 @@ def pytest_addoption(parser):
     parser.addoption("--server", default=os.environ.get(
         "CHRONOCACHED", os.path.join(ROOT, "build/release/src/server/chronocached")),
         help="the chronocached binary under test")
+    parser.addoption("--threads", default=None,
+                     help="event loops for every chronocached started (default: its own)")
+
+
+# Set from --threads by pytest_configure: appended to every chronocached command line.
+SERVER_THREADS = []
+
+
+def pytest_configure(config):
+    threads = config.getoption("--threads")
+    SERVER_THREADS[:] = ["--threads", str(threads)] if threads else []
 
 
 class ServerProcess:
     """One running server: its port, its process, and a way to stop it."""
 
     def __init__(self, args, port_from_log=True, port=None):
+        if any(os.path.basename(str(a)) == "chronocached" for a in args):
+            args = [*args, *SERVER_THREADS]
         self.args = args
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, bufsize=1)

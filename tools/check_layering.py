@@ -54,6 +54,9 @@ LAYERS = {
     "server/session.": ["chronocache/", "server/base/", "server/commands/", "server/net/",
                         "server/resp/", "server/store/", "server/server_state.h",
                         "server/client_state.h", "server/session_host.h"],
+    "server/loop.": ["chronocache/", "server/base/", "server/commands/errors.h", "server/net/",
+                     "server/store/", "server/server_state.h", "server/client_state.h",
+                     "server/session.h", "server/session_host.h"],
     "server/": ["chronocache/", "persistence/", "server/"],  # server.{h,cc}, main.cc: the top
 }
 

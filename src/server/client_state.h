@@ -1,10 +1,12 @@
 // ClientState: one connection's protocol-level state, as command handlers see it (database,
-// authentication, transaction, names, reply mode). Per connection by construction: it belongs to
-// the Session that owns the socket, and a later multi-threaded server keeps it on the thread that
-// serves that connection (docs/design/threading.md). The bytes and the socket stay with the
-// Session and net/, which handlers never see.
+// authentication, transaction, names, reply mode). It belongs to the Session that owns the socket,
+// served by one event loop; other loops' commands read it (CLIENT LIST, INFO) and write its
+// MONITOR feed under the state lock (server_state.h), like every other field here except the
+// buffer figures, which its loop notes outside the lock (atomics). The bytes and the socket stay
+// with the Session and net/, which handlers never see.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,6 +25,7 @@ struct ClientState {
   std::string address;        // "ip:port" of the peer
   std::string local_address;  // "ip:port" of our end
   int fd = -1;
+  std::size_t loop = 0;  // the index of the event loop that serves it
   std::size_t db = 0;
   int protocol = 2;
   bool authenticated = false;
@@ -37,15 +40,22 @@ struct ClientState {
   std::int64_t created_ms = 0;      // wall clock, for CLIENT LIST age
   std::int64_t last_active_ms = 0;  // wall clock, for idle and timeout
   const CommandSpec* last_command = nullptr;
-  // For CLIENT LIST, noted by the session when a batch starts and when it ends. While a batch
-  // runs, query_buffer_bytes is the whole batch, commands already run included, as Redis's qbuf.
-  std::size_t query_buffer_bytes = 0;     // qbuf
-  std::size_t query_buffer_capacity = 0;  // qbuf + qbuf-free
-  std::size_t output_buffer_bytes = 0;    // unsent reply bytes
-  std::size_t output_sent_bytes = 0;      // sent from the front of *monitor_out, not yet erased
-  // The session's output buffer, for MONITOR lines, and for CLIENT LIST's rbs and obl, read
-  // live: Redis counts the replies already written by the batch's earlier commands.
-  std::string* monitor_out = nullptr;
+  // For CLIENT LIST and INFO, noted by the session when a batch starts and ends and after each
+  // write to the socket (relaxed atomics: the loop notes them outside the state lock). While a
+  // batch runs, query_buffer_bytes is the whole batch, commands already run included, as
+  // Redis's qbuf.
+  std::atomic<std::size_t> query_buffer_bytes{0};      // qbuf
+  std::atomic<std::size_t> query_buffer_capacity{0};   // qbuf + qbuf-free
+  std::atomic<std::size_t> output_buffer_bytes{0};     // unsent reply bytes
+  std::atomic<std::size_t> output_buffer_capacity{0};  // rbs
+  std::atomic<std::size_t> output_sent_bytes{0};       // sent from the front of *output, not erased
+  // The session's output buffer, for the client's own CLIENT LIST (rbs and obl read live: Redis
+  // counts the replies already written by the batch's earlier commands). Only the client's own
+  // commands may read it: its loop writes it outside the lock.
+  const std::string* output = nullptr;
+  // MONITOR lines written by commands of any loop, under the lock; the client's loop moves them
+  // to its output after the batch (ClientRegistry::monitor_feed_pending).
+  std::string monitor_feed;
 
   // MULTI ... EXEC: commands queued as owned copies (the read buffer moves on).
   bool in_multi = false;

@@ -1,16 +1,18 @@
 // ServerState: what command handlers may read and change, passed to them (never global).
 //
-// What only the server owns is not here: the event loop, the sessions, the batch's clock reading
-// and the next client id are Server's (server.h); a connection's bytes and socket are its
-// Session's. Each field below is marked with the scope it keeps once the server runs one event
-// loop per core (docs/design/threading.md):
-//   global       one per process, shared by every loop: settings, data, snapshots, the clients'
-//                registry (CLIENT LIST/KILL see every connection), process facts
-//   per loop     one per event loop, merged when read: counters, the random source, debug knobs
-// ClientState (client_state.h) is per connection.
+// What only the server owns is not here: the event loops and their sessions are Server's and
+// Loop's (server.h, loop.h); a connection's bytes and socket are its Session's. ClientState
+// (client_state.h) is per connection.
+//
+// The server runs `threads` event loops (docs/design/server.md). Every field here is one per
+// process and is read or written only while holding `mu`, the state lock: a loop takes it to run
+// a batch of commands, to admit or close a connection, and for its timers; it never holds it
+// across a system call on a client socket. The exceptions are marked: `io` (per loop, atomic) and
+// `stopping` (atomic), which loops touch outside the lock.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -22,10 +24,12 @@
 #include <utility>
 #include <vector>
 
+#include "chronocache/base/mutex.h"
 #include "server/base/logger.h"
 #include "server/client_state.h"
 #include "server/config/server_config.h"
 #include "server/persist/snapshots.h"
+#include "server/store/batch_clock.h"
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
 
@@ -38,12 +42,18 @@ struct CommandStats {
   std::uint64_t failed_calls = 0;
 };
 
+// Bytes one loop moved through its sockets (INFO's total_net_*_bytes). Per loop and summed when
+// read, so that no cache line is shared between loops per read() or write(); atomic because the
+// loop counts outside the state lock while INFO or CONFIG RESETSTAT reads or zeroes under it.
+struct alignas(64) IoCounters {
+  std::atomic<std::uint64_t> input{0};
+  std::atomic<std::uint64_t> output{0};
+};
+
 struct ServerStats {
   std::uint64_t connections_received = 0;
   std::uint64_t rejected_connections = 0;
   std::uint64_t commands_processed = 0;
-  std::uint64_t net_input_bytes = 0;
-  std::uint64_t net_output_bytes = 0;
   std::uint64_t keyspace_hits_reset = 0;  // hits/misses at the last CONFIG RESETSTAT
   std::uint64_t keyspace_misses_reset = 0;
   std::uint64_t expired_keys_reset = 0;
@@ -107,7 +117,11 @@ struct ProcessInfo {
 struct ClientRegistry {
   std::unordered_map<std::uint64_t, ClientState*> by_id;
   std::vector<ClientState*> monitors;
-  std::vector<std::uint64_t> kill_list;  // CLIENT KILL: closed by the server after the batch
+  std::vector<std::uint64_t> kill_list;  // CLIENT KILL: closed by their loops after the batch
+  // A command wrote MONITOR lines (ClientState::monitor_feed): their loops send them after the
+  // batch.
+  bool monitor_feed_pending = false;
+  std::uint64_t next_id = 1;
 };
 
 // DEBUG's knobs (enable-debug-command), for tests.
@@ -120,29 +134,37 @@ struct DebugControls {
 };
 
 struct ServerState {
-  // `batch_now`: where the server keeps its batch's clock reading (the engines' LoopClock).
-  ServerState(ServerConfig cfg, std::uint64_t hash_seed, const chronocache::TimePoint* batch_now,
-              Logger log)
+  // `cfg.threads`: how many event loops will count bytes in `io` (resolved: at least 1).
+  ServerState(ServerConfig cfg, std::uint64_t hash_seed, Logger log)
       : config(std::move(cfg)),
         logger(std::move(log)),
-        keyspace(static_cast<std::size_t>(config.databases), hash_seed, batch_now),
+        keyspace(static_cast<std::size_t>(config.databases), hash_seed, clock.reading()),
         memory(keyspace),
         snapshots(keyspace, logger),
         random(hash_seed ^ 0x5bd1e995) {
+    for (long long i = 0; i < config.threads; ++i) io.push_back(std::make_unique<IoCounters>());
     memory.measure_baseline();
     apply_config();
   }
 
   // After `config` changed (start, CONFIG SET): each module takes its own settings from it.
   // maxmemory and its policy act at once (a smaller budget starts the background eviction).
+  // The loops copy what they read outside the lock when `config_generation` moves.
   void apply_config() {
     memory.configure(memory_settings(config));
     snapshots.configure(snapshot_settings(config));
+    ++config_generation;
   }
 
-  // ---- Global ---------------------------------------------------------------------------------
+  // The state lock. Not a reader-writer lock: nearly every command writes (counters, LRU order,
+  // lazy expiry), and the measured hold time per request is a fraction of the system calls around
+  // it (docs/design/server.md).
+  chronocache::Mutex mu;
+
   ServerConfig config;
-  Logger logger;  // the server's log (Server::log)
+  std::uint64_t config_generation = 0;
+  BatchClock clock;  // the batch's time for every loop (before keyspace: the engines read it)
+  Logger logger;     // the server's log (Server::log)
   Keyspace keyspace;
   MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   // SAVE, BGSAVE, save points, load at start. After keyspace: destroyed first, so a running
@@ -151,16 +173,14 @@ struct ServerState {
   ClientRegistry clients;
   ProcessInfo process;
   bool shutdown_requested = false;
-  std::size_t used_memory_peak = 0;  // highest used_memory INFO has seen
+  // Set (under the lock) once a shutdown is decided; every loop stops after its batch.
+  std::atomic<bool> stopping{false};
+  std::size_t used_memory_peak = 0;             // highest used_memory INFO has seen
+  std::vector<std::unique_ptr<IoCounters>> io;  // by loop index
 
-  // ---- Per loop -------------------------------------------------------------------------------
   ServerStats stats;
   std::mt19937_64 random;
   DebugControls debug;
 };
-
-// Wall-clock milliseconds from the system clock. Read once, at start, to fix the offset from
-// which every batch's unix time is derived (Server::refresh_clock); handlers use ctx.unix_ms.
-std::int64_t unix_time_ms();
 
 }  // namespace chronocached

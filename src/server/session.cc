@@ -24,9 +24,9 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 
 }  // namespace
 
-Session::Session(SessionHost& host, ServerState& state, net::EventLoop& loop, int fd,
-                 std::uint64_t id)
-    : host_(host), state_(state), loop_(loop), fd_(fd) {
+Session::Session(SessionHost& host, ServerState& state, net::EventLoop& loop, IoCounters& io,
+                 int fd, std::uint64_t id)
+    : host_(host), state_(state), loop_(loop), io_(io), fd_(fd) {
   client_.id = id;
   client_.fd = fd;
   client_.address = net::peer_address(fd);
@@ -34,14 +34,14 @@ Session::Session(SessionHost& host, ServerState& state, net::EventLoop& loop, in
   client_.created_ms = host.unix_ms();
   client_.last_active_ms = host.unix_ms();
   client_.authenticated = state_.config.requirepass.empty();
-  client_.monitor_out = &output_;
+  client_.output = &output_;
   state_.clients.by_id.emplace(id, &client_);
   loop.add(fd, true, false, this);
 }
 
 Session::~Session() {
-  state_.memory.set_client_bytes(state_.memory.client_bytes() - client_.query_buffer_bytes -
-                                 client_.output_buffer_bytes);
+  state_.memory.add_client_bytes(0 - client_.query_buffer_bytes.load(std::memory_order_relaxed) -
+                                 client_.output_buffer_bytes.load(std::memory_order_relaxed));
   state_.clients.by_id.erase(client_.id);
   std::erase(state_.clients.monitors, &client_);
   if (client_.watching) state_.keyspace.watches().unwatch_all(client_.id);
@@ -88,16 +88,17 @@ void Session::read_and_process() {
     return;
   }
   input_.commit(static_cast<std::size_t>(n));
-  state_.stats.net_input_bytes += static_cast<std::size_t>(n);
-  client_.last_active_ms = host_.unix_ms();
+  io_.input.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
   process();
-  // Checked after processing, so only a command that cannot complete within the limit counts.
-  if (input_.unread_size() > static_cast<std::size_t>(state_.config.client_query_buffer_limit)) {
-    state_.logger.log("warning", "Closing client that reached max query buffer length: id=" +
-                                     std::to_string(client_.id) + " addr=" + client_.address);
-    closed_ = true;
-  }
-  note_buffer_bytes();
+}
+
+// Checked after processing, so only a command that cannot complete within the limit counts.
+bool Session::over_query_limit() {
+  if (input_.unread_size() <= static_cast<std::size_t>(state_.config.client_query_buffer_limit))
+    return false;
+  state_.logger.log("warning", "Closing client that reached max query buffer length: id=" +
+                                   std::to_string(client_.id) + " addr=" + client_.address);
+  return true;
 }
 
 // Looks ahead at up to kPrefetchCommands complete commands and prefetches the table lines, then
@@ -124,6 +125,10 @@ void Session::prefetch_keys(const resp::ParserLimits& limits) {
 }
 
 void Session::process() {
+  const HostLock lock(host_);
+  // After a SHUTDOWN decided on another loop, nothing more runs: the final save is done.
+  if (state_.shutdown_requested) return;
+  client_.last_active_ms = host_.unix_ms();
   resp::ReplyWriter writer(output_);
   resp::ParserLimits limits;
   // Capped at what a Blob can hold: a longer argument is refused at its header, instead of
@@ -170,6 +175,7 @@ void Session::process() {
     client_.end_request();
     input_.consume(parsed.consumed);
   }
+  if (over_query_limit()) closed_ = true;
   note_buffer_bytes();
 }
 
@@ -183,7 +189,7 @@ bool Session::flush() {
       return false;
     }
     sent_ += static_cast<std::size_t>(n);
-    state_.stats.net_output_bytes += static_cast<std::size_t>(n);
+    io_.output.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
   }
   const std::size_t pending = output_.size() - sent_;
   if (pending == 0) {
@@ -191,6 +197,7 @@ bool Session::flush() {
     sent_ = 0;
     soft_limit_since_ms_ = 0;
   } else if (over_output_limit(pending)) {
+    const HostLock lock(host_);  // the log is shared
     state_.logger.log("warning", "Client id=" + std::to_string(client_.id) +
                                      " addr=" + client_.address +
                                      " closed for overcoming of output buffer limits.");
@@ -209,9 +216,9 @@ bool Session::flush() {
 // client-output-buffer-limit's normal class, as Redis applies it: past the hard limit at once,
 // past the soft limit when it has stayed past it for more than soft-seconds. 0 disables a limit.
 bool Session::over_output_limit(std::size_t pending) {
-  const ServerConfig& config = state_.config;
-  const auto hard = static_cast<std::size_t>(config.client_output_buffer_limit);
-  const auto soft = static_cast<std::size_t>(config.client_output_buffer_soft_limit);
+  const OutputLimits& limits = host_.output_limits();
+  const std::size_t hard = limits.hard_bytes;
+  const std::size_t soft = limits.soft_bytes;
   if (hard > 0 && pending > hard) return true;
   if (soft == 0 || pending <= soft) {
     soft_limit_since_ms_ = 0;
@@ -221,7 +228,7 @@ bool Session::over_output_limit(std::size_t pending) {
     soft_limit_since_ms_ = host_.unix_ms();
     return false;
   }
-  return host_.unix_ms() - soft_limit_since_ms_ > config.client_output_buffer_soft_seconds * 1000;
+  return host_.unix_ms() - soft_limit_since_ms_ > limits.soft_seconds * 1000;
 }
 
 // Keeps CLIENT LIST's buffer figures current, and maxmemory's count of client buffers with them
@@ -229,15 +236,23 @@ bool Session::over_output_limit(std::size_t pending) {
 // and ends, so while it runs qbuf is the whole batch: Redis trims its query buffer only after
 // running every command in it.
 void Session::note_buffer_bytes() {
-  MemoryBudget& memory = state_.memory;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
   const std::size_t query = input_.unread_size();
   const std::size_t output = output_.size() - sent_;
-  memory.set_client_bytes(memory.client_bytes() + query + output - client_.query_buffer_bytes -
-                          client_.output_buffer_bytes);
-  client_.query_buffer_bytes = query;
-  client_.output_buffer_bytes = output;
-  client_.query_buffer_capacity = input_.capacity();
-  client_.output_sent_bytes = sent_;
+  const std::size_t noted =
+      client_.query_buffer_bytes.load(kRelaxed) + client_.output_buffer_bytes.load(kRelaxed);
+  // Only a change touches the shared sum: its cache line is every loop's.
+  if (query + output != noted) state_.memory.add_client_bytes(query + output - noted);
+  client_.query_buffer_bytes.store(query, kRelaxed);
+  client_.output_buffer_bytes.store(output, kRelaxed);
+  client_.query_buffer_capacity.store(input_.capacity(), kRelaxed);
+  client_.output_buffer_capacity.store(output_.capacity(), kRelaxed);
+  client_.output_sent_bytes.store(sent_, kRelaxed);
+}
+
+void Session::take_monitor_feed() {
+  output_ += client_.monitor_feed;
+  client_.monitor_feed.clear();
 }
 
 void Session::update_interest() {

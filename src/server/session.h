@@ -24,18 +24,22 @@ namespace chronocached {
 
 class Session final : public net::EventLoop::Handler {
  public:
-  // Serves the connection `fd` (owned from here on) as client `id`.
-  Session(SessionHost& host, ServerState& state, net::EventLoop& loop, int fd, std::uint64_t id);
+  // Serves the connection `fd` (owned from here on) as client `id` of loop `io`'s counters.
+  // Built and destroyed under the state lock (it registers in ServerState::clients).
+  Session(SessionHost& host, ServerState& state, net::EventLoop& loop, IoCounters& io, int fd,
+          std::uint64_t id);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   void on_ready(std::uint32_t events) override;
-  // Writes pending output; false when the connection must close.
+  // Writes pending output; false when the connection must close. Outside the state lock.
   bool flush();
+  // Moves the MONITOR lines other commands wrote for this client to its output. Under the lock.
+  void take_monitor_feed();
   bool closing() const { return closed_ || (client_.close_after_reply && output_.size() == sent_); }
   bool has_output() const { return output_.size() > sent_; }
-  void shrink_buffers();
+  void shrink_buffers();  // under the lock
 
   ClientState& client() { return client_; }
 
@@ -46,11 +50,13 @@ class Session final : public net::EventLoop::Handler {
   static constexpr std::size_t kPrefetchCommands = 16;
   void update_interest();
   void note_buffer_bytes();
+  bool over_query_limit();
   bool over_output_limit(std::size_t pending);
 
   SessionHost& host_;
   ServerState& state_;
   net::EventLoop& loop_;
+  IoCounters& io_;
   int fd_;
   net::Buffer input_;
   std::string output_;

@@ -97,15 +97,19 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
     cmd = full_command_name(*c.last_command);
   }
   const long long multi = in_transaction ? static_cast<long long>(c.queued.size()) : -1;
-  const std::size_t qbuf_free = c.query_buffer_capacity > c.query_buffer_bytes
-                                    ? c.query_buffer_capacity - c.query_buffer_bytes
-                                    : 0;
+  const std::size_t qbuf = c.query_buffer_bytes.load(std::memory_order_relaxed);
+  const std::size_t qbuf_capacity = c.query_buffer_capacity.load(std::memory_order_relaxed);
+  const std::size_t qbuf_free = qbuf_capacity > qbuf ? qbuf_capacity - qbuf : 0;
   // The reply buffer now: the asking client's batch may have answered commands before this one.
-  const std::size_t rbs = c.monitor_out != nullptr ? c.monitor_out->capacity() : 0;
-  std::size_t obl = c.output_buffer_bytes;
-  if (c.monitor_out != nullptr && c.monitor_out->size() >= c.output_sent_bytes)
-    obl = c.monitor_out->size() - c.output_sent_bytes;
-  const std::size_t tot_mem = c.query_buffer_capacity + rbs + multi_mem;
+  // Another client's, as its loop last noted it (that loop may be writing it right now).
+  std::size_t rbs = c.output_buffer_capacity.load(std::memory_order_relaxed);
+  std::size_t obl = c.output_buffer_bytes.load(std::memory_order_relaxed);
+  const std::size_t sent = c.output_sent_bytes.load(std::memory_order_relaxed);
+  if (asking && c.output != nullptr) {
+    rbs = c.output->capacity();
+    if (c.output->size() >= sent) obl = c.output->size() - sent;
+  }
+  const std::size_t tot_mem = qbuf_capacity + rbs + multi_mem;
   const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
@@ -119,8 +123,8 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
                 "tot-mem=%zu events=r%s cmd=",
                 static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
                 static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
-                c.db, multi, c.query_buffer_bytes, qbuf_free, argv_mem, multi_mem, rbs, obl, obl,
-                omem, tot_mem, c.output_buffer_bytes > 0 ? "w" : "");
+                c.db, multi, qbuf, qbuf_free, argv_mem, multi_mem, rbs, obl, obl, omem, tot_mem,
+                obl > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);

@@ -157,8 +157,9 @@ void feed_monitors(CommandContext& ctx) {
     // A monitor that silenced its replies (CLIENT REPLY OFF, or a SKIP in force) gets no
     // lines either: Redis writes them as replies.
     if (monitor == &ctx.client || monitor->replies_silenced()) continue;
-    resp::ReplyWriter w(*monitor->monitor_out);
+    resp::ReplyWriter w(monitor->monitor_feed);
     w.simple(line);
+    ctx.server.clients.monitor_feed_pending = true;  // its loop sends it after this batch
   }
 }
 

@@ -138,15 +138,15 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("lru_clock", static_cast<long long>((ctx.unix_ms / 1000) & ((1 << 24) - 1)));
   info.field("executable", server.process.executable);
   info.field("config_file", server.config.config_file);
-  info.field("io_threads_active", 0);
+  info.field("io_threads_active", server.io.size() > 1 ? 1 : 0);
 }
 
 void clients_section(InfoText& info, const ServerState& server) {
   std::size_t max_input = 0;
   std::size_t max_output = 0;
   for (const auto& [id, client] : server.clients.by_id) {
-    max_input = std::max(max_input, client->query_buffer_bytes);
-    max_output = std::max(max_output, client->output_buffer_bytes);
+    max_input = std::max(max_input, client->query_buffer_bytes.load(std::memory_order_relaxed));
+    max_output = std::max(max_output, client->output_buffer_bytes.load(std::memory_order_relaxed));
   }
   info.section("Clients");
   info.field("connected_clients", server.clients.by_id.size());
@@ -260,8 +260,14 @@ void stats_section(InfoText& info, const ServerState& server) {
   // TODO(admin): a per-tick sample of commands_processed (Redis keeps 16 at 100 ms) needs a hook
   // in Server::on_tick; until then the rate reads 0.
   info.field("instantaneous_ops_per_sec", stats.instantaneous_ops());
-  info.field("total_net_input_bytes", stats.net_input_bytes);
-  info.field("total_net_output_bytes", stats.net_output_bytes);
+  std::uint64_t net_input = 0;
+  std::uint64_t net_output = 0;
+  for (const auto& loop : server.io) {
+    net_input += loop->input.load(std::memory_order_relaxed);
+    net_output += loop->output.load(std::memory_order_relaxed);
+  }
+  info.field("total_net_input_bytes", net_input);
+  info.field("total_net_output_bytes", net_output);
   info.fixed("instantaneous_input_kbps", 0, 2);
   info.fixed("instantaneous_output_kbps", 0, 2);
   info.field("rejected_connections", stats.rejected_connections);
@@ -471,8 +477,10 @@ void reset_stats(ServerState& server) {
   stats.connections_received = 0;
   stats.rejected_connections = 0;
   stats.commands_processed = 0;
-  stats.net_input_bytes = 0;
-  stats.net_output_bytes = 0;
+  for (const auto& loop : server.io) {
+    loop->input.store(0, std::memory_order_relaxed);
+    loop->output.store(0, std::memory_order_relaxed);
+  }
   stats.total_error_replies = 0;
   stats.keyspace_hits_reset = engine.hits;
   stats.keyspace_misses_reset = engine.misses;

@@ -222,6 +222,8 @@ const std::vector<ConfigParam>& params() {
       ConfigParam{"client-output-buffer-limit", get_output_limits, set_output_limits, true},
       integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
       integer_param<&ServerConfig::hz, 1, 500>("hz", true),
+      integer_param<&ServerConfig::threads, 0, 1024>("threads", false),
+      integer_param<&ServerConfig::threads, 0, 1024>("io-threads", false),  // Redis's name
       memory_param<&ServerConfig::maxmemory>("maxmemory", true),
       ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
                   set_maxmemory_policy, true},
@@ -257,7 +259,8 @@ const char* const kUsage =
     "\n"
     "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
-    "          tcp-backlog hz maxmemory maxmemory-policy loglevel logfile dir dbfilename\n"
+    "          tcp-backlog hz threads (io-threads) maxmemory maxmemory-policy loglevel logfile dir "
+    "dbfilename\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";
 

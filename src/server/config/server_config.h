@@ -38,6 +38,8 @@ struct ServerConfig {
   long long pubsub_output_limits[3] = {32LL << 20, 8LL << 20, 60};
   long long tcp_backlog = 511;
   long long hz = 10;
+  // Event loops (threads). 0: one per CPU the process may run on, resolved at start.
+  long long threads = 0;
   long long maxmemory = 0;
   std::string maxmemory_policy = "noeviction";  // one of kMaxmemoryPolicies (maxmemory_policy.h)
   long long maxmemory_samples = 5;              // keys the sampled policies look at per victim

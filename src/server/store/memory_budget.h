@@ -6,8 +6,9 @@
 //     eviction policy's nodes and sketches, and every record's heap block as malloc holds it
 //     (malloc_usable_size + the 8-byte chunk header: Blob::heap_bytes). In-place edits report
 //     their size change (Db::edit), so the sum is exact, not sampled;
-//   * client buffers: the bytes waiting in query and output buffers, summed by the server at most
-//     every 100 ms (set_client_bytes), as Redis counts normal clients' buffers;
+//   * client buffers: the bytes waiting in query and output buffers, a running sum the sessions
+//     keep exact as their buffers change (add_client_bytes; atomic: each loop adds outside the
+//     state lock, after its writes to the socket);
 //   * a baseline: the heap in use when the server started, minus its empty databases (the
 //     command tables, config, the loop), fixed for the life of the process.
 // Not counted: the allocator's free lists and fragmentation, and allocations after start that
@@ -47,6 +48,7 @@
 // in slices while other clients are served (1 M keys halved: 182 ms, PING at most 3 ms).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -83,15 +85,18 @@ class MemoryBudget {
 
   // ---- Accounting ----------------------------------------------------------------------------
   // Exact: re-reads every database (O(databases)).
-  std::size_t used() const { return dataset_bytes() + client_bytes_ + baseline_; }
+  std::size_t used() const { return dataset_bytes() + client_bytes() + baseline_; }
   // The databases' part of used(): tables, policies, records. O(databases).
   std::size_t dataset_bytes() const;
   std::size_t baseline() const { return baseline_; }
-  std::size_t client_bytes() const { return client_bytes_; }
+  std::size_t client_bytes() const { return client_bytes_.load(std::memory_order_relaxed); }
   // Fixes the baseline: the heap in use now (mallinfo2) less the databases. Called once at start,
   // with the databases empty. Sanitizer builds hide the allocator's count: the baseline is 0.
   void measure_baseline();
-  void set_client_bytes(std::size_t bytes) { client_bytes_ = bytes; }
+  // `delta` may be "negative" (unsigned wrap-around): the sum stays exact.
+  void add_client_bytes(std::size_t delta) {
+    client_bytes_.fetch_add(delta, std::memory_order_relaxed);
+  }
   bool over_budget() const { return settings_.maxmemory != 0 && used() > settings_.maxmemory; }
 
   // ---- Eviction ------------------------------------------------------------------------------
@@ -124,7 +129,7 @@ class MemoryBudget {
   void refresh_all();
   bool over_cached() const {
     return settings_.maxmemory != 0 &&
-           cached_dataset_ + client_bytes_ + baseline_ > settings_.maxmemory;
+           cached_dataset_ + client_bytes() + baseline_ > settings_.maxmemory;
   }
   bool evict_by_policy(Db& db, TimePoint now);
   bool evict_volatile_by_policy(Db& db, TimePoint now);
@@ -139,7 +144,7 @@ class MemoryBudget {
   std::size_t baseline_ = 0;
   std::vector<std::size_t> cached_db_bytes_;  // each database's memory_used() when last read
   std::size_t cached_dataset_ = 0;            // their sum
-  std::size_t client_bytes_ = 0;
+  std::atomic<std::size_t> client_bytes_{0};
   std::uint64_t evicted_ = 0;
   std::uint64_t exceeded_usec_ = 0;
   bool pending_ = false;

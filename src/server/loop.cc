@@ -1,0 +1,337 @@
+#include "server/loop.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <string>
+
+#include "chronocache/base/assert.h"
+#include "server/commands/errors.h"
+#include "server/net/socket.h"
+#include "server/session.h"
+
+namespace chronocached {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
+
+// The longest an active-expiry slice runs before it yields to the clients (Redis's fast cycle
+// gets 1 ms; ours comes 4x as often at most, so a GET waits at most this long behind one).
+constexpr auto kExpirySliceBudget = std::chrono::microseconds(250);
+// The shortest tick while expiry has work: a 1 ms epoll timeout.
+constexpr chronocache::Duration kShortestTick{1};
+
+chronocache::Duration housekeeping_period(long long hz) {
+  return chronocache::Duration(1000 / std::clamp<long long>(hz, 1, 1000));
+}
+
+// A database as chronocache::reclaim_slice sees it.
+class SweptDb {
+ public:
+  explicit SweptDb(Db& db) : db_(db) {}
+  bool may_hold_expired(chronocache::TimePoint now) const {
+    return db_.engine().may_hold_expired(now);
+  }
+  std::size_t slot_capacity() const { return db_.engine().slot_capacity(); }
+  std::size_t reclaim_expired_at(std::size_t slots, chronocache::TimePoint now) {
+    return db_.reclaim_expired(slots, now);
+  }
+
+ private:
+  Db& db_;
+};
+
+}  // namespace
+
+// The loop's eventfd: written by other threads that left it mail, read (drained) by the loop.
+class Loop::Waker final : public net::EventLoop::Handler {
+ public:
+  explicit Waker(net::EventLoop& events) : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    CC_CHECK(fd_ >= 0, "eventfd failed");
+    events.add(fd_, true, false, this);
+  }
+  ~Waker() { close(fd_); }
+  void wake() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t ignored = write(fd_, &one, sizeof(one));
+  }
+  void on_ready(std::uint32_t) override {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const ssize_t ignored = read(fd_, &count, sizeof(count));
+  }
+
+ private:
+  int fd_;
+};
+
+Loop::Loop(ServerState& state, std::size_t index, const std::vector<std::unique_ptr<Loop>>& loops)
+    : state_(state),
+      index_(index),
+      loops_(loops),
+      waker_(std::make_unique<Waker>(events_)),
+      tick_ms_(static_cast<int>(housekeeping_period(state.config.hz).count())) {
+  if (index_ == 0) expiry_pacers_.resize(state_.keyspace.count());
+}
+
+Loop::~Loop() {
+  const chronocache::MutexLock lock(state_.mu);  // sessions leave the clients' registry
+  sessions_.clear();
+  for (int fd : mail_.connections) close(fd);
+}
+
+void Loop::install_stop_signals() {
+  std::signal(SIGPIPE, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+void Loop::run() {
+  woke_at_ = BatchClock::system_now();
+  {
+    const HostLock lock(*this);
+    next_housekeeping_ = now_;
+  }
+  events_.run([this] { return tick_ms_; }, [this] { on_wakeup(); }, [this] { after_batch(); },
+              [this] { on_tick(); });
+}
+
+void Loop::hand_over(int fd) {
+  {
+    const chronocache::MutexLock lock(state_.mu);
+    mail_.connections.push_back(fd);
+  }
+  has_mail_.store(true, std::memory_order_release);
+  if (index_ != 0) waker_->wake();  // loop 0 accepts: it reads its mail after this batch
+}
+
+// ---- The state lock ---------------------------------------------------------------------------
+
+void Loop::enter() {
+  state_.mu.lock();
+  // The wakeup's reading, moved by DEBUG ADVANCE-CLOCK's offset; the shared clock never goes back.
+  state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
+  now_ = state_.clock.now();
+  unix_ms_ = state_.clock.unix_ms();
+  if (config_seen_ != state_.config_generation) {
+    config_seen_ = state_.config_generation;
+    output_limits_ = OutputLimits{
+        .hard_bytes = static_cast<std::size_t>(state_.config.client_output_buffer_limit),
+        .soft_bytes = static_cast<std::size_t>(state_.config.client_output_buffer_soft_limit),
+        .soft_seconds = state_.config.client_output_buffer_soft_seconds};
+  }
+}
+
+void Loop::leave() {
+  route_requests();
+  state_.mu.unlock();
+}
+
+void Loop::refresh_clock() {
+  woke_at_ = BatchClock::system_now();
+  state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
+  now_ = state_.clock.now();
+  unix_ms_ = state_.clock.unix_ms();
+}
+
+void Loop::post(Loop& to) {
+  to.has_mail_.store(true, std::memory_order_release);
+  if (&to != this) to.waker_->wake();
+}
+
+void Loop::route_requests() {
+  ClientRegistry& clients = state_.clients;
+  if (!clients.kill_list.empty()) {
+    for (std::uint64_t id : clients.kill_list) {
+      const auto it = clients.by_id.find(id);
+      if (it == clients.by_id.end()) continue;
+      Loop& owner = *loops_[it->second->loop];
+      owner.mail_.kills.push_back(id);
+      post(owner);
+    }
+    clients.kill_list.clear();
+  }
+  if (clients.monitor_feed_pending) {
+    clients.monitor_feed_pending = false;
+    for (const ClientState* monitor : clients.monitors) {
+      if (monitor->monitor_feed.empty()) continue;
+      Loop& owner = *loops_[monitor->loop];
+      owner.mail_.monitor_feed = true;
+      post(owner);
+    }
+  }
+  if (state_.shutdown_requested && !state_.stopping.load(std::memory_order_relaxed)) {
+    state_.stopping.store(true, std::memory_order_relaxed);
+    for (const auto& loop : loops_) post(*loop);
+  }
+}
+
+// ---- Batches ----------------------------------------------------------------------------------
+
+void Loop::on_wakeup() {
+  woke_at_ = BatchClock::system_now();
+  if (index_ != 0 || g_stop_signal == 0) return;  // signals reach the main thread only
+  const char* name = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+  g_stop_signal = 0;
+  const HostLock lock(*this);
+  state_.logger.log("warning", std::string("Received ") + name + " scheduling shutdown...");
+  // As Redis: save first when save rules are configured; a failed save keeps the server running
+  // (a second signal tries again).
+  const bool save = state_.snapshots.has_save_points();
+  if (state_.snapshots.prepare_shutdown(save, /*force=*/false, now_, unix_ms_))
+    state_.shutdown_requested = true;
+}
+
+void Loop::after_batch() {
+  if (has_mail_.load(std::memory_order_relaxed) &&
+      has_mail_.exchange(false, std::memory_order_acquire))
+    read_mail();
+  if (!finished_.empty()) close_finished();
+  if (state_.stopping.load(std::memory_order_relaxed)) events_.stop();
+}
+
+void Loop::read_mail() {
+  std::vector<std::uint64_t> kills;
+  monitor_ids_.clear();
+  {
+    const HostLock lock(*this);
+    for (int fd : mail_.connections) admit(fd);
+    mail_.connections.clear();
+    kills.swap(mail_.kills);
+    if (mail_.monitor_feed) {
+      mail_.monitor_feed = false;
+      for (ClientState* monitor : state_.clients.monitors) {
+        if (monitor->loop != index_ || monitor->monitor_feed.empty()) continue;
+        const auto it = sessions_.find(monitor->id);
+        if (it == sessions_.end()) continue;
+        it->second->take_monitor_feed();
+        monitor_ids_.push_back(monitor->id);
+      }
+    }
+  }
+  // Outside the lock: these write to sockets, and on_ready() may run a paused monitor's buffered
+  // commands (which take the lock).
+  for (std::uint64_t id : monitor_ids_) {
+    const auto it = sessions_.find(id);
+    if (it != sessions_.end()) it->second->on_ready(0);
+  }
+  // CLIENT KILL closes at once, as Redis's freeClient: what the socket takes now is sent, the
+  // rest dropped. (Waiting for the flush would spare a killed client that does not read.)
+  for (std::uint64_t id : kills) {
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end()) continue;
+    it->second->flush();
+    finished_.push_back(id);
+  }
+}
+
+void Loop::admit(int fd) {
+  ++state_.stats.connections_received;
+  const auto refuse = [&](std::string_view text) {
+    std::string reply(1, '-');
+    reply.append(text).append("\r\n");
+    [[maybe_unused]] const ssize_t ignored = write(fd, reply.data(), reply.size());
+    close(fd);
+    ++state_.stats.rejected_connections;
+  };
+  if (state_.clients.by_id.size() >= static_cast<std::size_t>(state_.config.maxclients))
+    return refuse(errors::kMaxClients);
+  if (state_.config.protected_mode && state_.config.requirepass.empty() &&
+      !net::is_loopback_peer(fd))
+    return refuse(errors::kProtectedMode);
+  const std::uint64_t id = state_.clients.next_id++;
+  auto session = std::make_unique<Session>(*this, state_, events_, *state_.io[index_], fd, id);
+  session->client().loop = index_;
+  sessions_.emplace(id, std::move(session));
+}
+
+// Sessions report their end (schedule_close); they are destroyed here, never from inside their
+// own handler. An id may be listed twice: erase is idempotent.
+void Loop::close_finished() {
+  const HostLock lock(*this);
+  for (std::uint64_t id : finished_) sessions_.erase(id);
+  finished_.clear();
+}
+
+// ---- Timers -----------------------------------------------------------------------------------
+
+void Loop::on_tick() {
+  woke_at_ = BatchClock::system_now();  // a tick may come long after the batch's reading
+  const HostLock lock(*this);
+  if (now_ >= next_housekeeping_) {
+    housekeeping();
+    next_housekeeping_ = now_ + housekeeping_period(state_.config.hz);
+  }
+  if (index_ == 0) {
+    expire_slice();
+    // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within its
+    // own time budget (maxmemory-eviction-tenacity).
+    state_.memory.background_step(now_);
+    // BGSAVE's capture slice, its end, and the save rules.
+    state_.snapshots.step(now_, unix_ms_, [this] { return events_.events_waiting(); });
+  }
+  tick_ms_ = tick_ms();
+}
+
+int Loop::tick_ms() const {
+  const chronocache::Duration longest = housekeeping_period(state_.config.hz);
+  if (index_ != 0) return static_cast<int>(longest.count());
+  chronocache::Duration tick = longest;
+  if (state_.debug.active_expire) {
+    for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
+      const Engine& engine = state_.keyspace.db(i).engine();
+      if (!engine.may_hold_expired(now_)) continue;  // nothing due: no reason to wake up
+      tick = std::min(tick,
+                      expiry_pacers_[i].interval(engine.slot_capacity(), kShortestTick, longest));
+    }
+  }
+  if (state_.memory.pending()) tick = std::min(tick, kShortestTick);
+  // A BGSAVE advances in slices of Snapshots::kStepBudget per tick: a short tick finishes it
+  // soon while each slice stays short for the clients.
+  if (state_.snapshots.bgsave_in_progress()) tick = std::min(tick, kShortestTick);
+  return static_cast<int>(tick.count());
+}
+
+void Loop::housekeeping() {
+  if (index_ == 0) {
+    cycle_rate_.calibrate();
+    state_.stats.cycles_per_usec = cycle_rate_.per_usec();
+    state_.stats.sample_ops(unix_ms_);
+  }
+  const std::int64_t timeout_ms = state_.config.timeout * 1000;
+  std::vector<std::uint64_t> idle;
+  for (auto& [id, session] : sessions_) {
+    ClientState& c = session->client();
+    if (timeout_ms > 0 && !c.monitor && unix_ms_ - c.last_active_ms > timeout_ms)
+      idle.push_back(id);
+    session->shrink_buffers();
+  }
+  for (std::uint64_t id : idle) {
+    state_.logger.log("verbose", "Closing idle client id=" + std::to_string(id));
+    sessions_.erase(id);
+  }
+}
+
+// One slice of active expiry over every database, within kExpirySliceBudget in all. With DEBUG
+// SET-ACTIVE-EXPIRE 0 nothing is swept and no debt accrues (turning it back on starts afresh).
+void Loop::expire_slice() {
+  const auto stop_at = std::chrono::steady_clock::now() + kExpirySliceBudget;
+  const auto keep_going = [&] { return std::chrono::steady_clock::now() < stop_at; };
+  for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
+    chronocache::ExpiryPacer& pacer = expiry_pacers_[i];
+    if (!state_.debug.active_expire) {
+      pacer.idle(now_);
+      continue;
+    }
+    SweptDb db(state_.keyspace.db(i));
+    chronocache::reclaim_slice(db, pacer, now_, keep_going);
+  }
+}
+
+}  // namespace chronocached

@@ -1,0 +1,113 @@
+// Loop: one event loop of the server, on its own thread (loop 0 on the main thread). It serves
+// the connections handed to it, from their first byte to their close; a connection never moves.
+//
+//   Server ──accept──► Loop i's mailbox ──eventfd──► Loop i: Session ... Session
+//                                                         │ a batch of commands:
+//                                                         └ enter() ─ state lock ─ leave()
+//
+// Everything in ServerState is shared by the loops and touched only under its lock
+// (ServerState::mu), which a loop holds while it runs one connection's batch of commands, admits
+// or closes connections, or runs its timers, and never across a system call on a client socket:
+// reads, parsing of the next read, writes and epoll_wait all run in parallel on every loop.
+// What a batch asks of a connection on another loop (CLIENT KILL, MONITOR lines) and a SHUTDOWN
+// reach that loop through its mailbox (under the lock) and its eventfd.
+//
+// Loop 0 also owns the process's timers: active expiry, maxmemory's background eviction, BGSAVE's
+// capture slices and the save points, as one loop did before there were several; every loop runs
+// its own clients' housekeeping (idle timeouts, buffer shrinking) `hz` times a second.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "chronocache/expiry/expiry_pacer.h"
+#include "server/base/cycle_clock.h"
+#include "server/net/event_loop.h"
+#include "server/server_state.h"
+#include "server/session_host.h"
+
+namespace chronocached {
+
+class Session;
+
+class Loop final : public SessionHost {
+ public:
+  // Loop `index` of `loops` (all of them, filled before any runs: a batch hands work to others).
+  Loop(ServerState& state, std::size_t index, const std::vector<std::unique_ptr<Loop>>& loops);
+  ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  // Serves until the server stops (ServerState::stopping).
+  void run();
+  // Watches a listening socket: only loop 0 accepts; `on_ready` runs there for each readiness.
+  net::EventLoop& events() { return events_; }
+  // Queues an accepted connection for this loop. Called on loop 0 (which accepts).
+  void hand_over(int fd);
+  // SIGINT and SIGTERM start a shutdown, which loop 0 carries out (the other loops' threads must
+  // block both); SIGPIPE is ignored.
+  static void install_stop_signals();
+
+  // SessionHost.
+  void enter() override;
+  void leave() override;
+  chronocache::TimePoint now() const override { return now_; }
+  std::int64_t unix_ms() const override { return unix_ms_; }
+  void refresh_clock() override;
+  const OutputLimits& output_limits() const override { return output_limits_; }
+  void schedule_close(std::uint64_t id) override { finished_.push_back(id); }
+
+ private:
+  class Waker;
+  // What other threads ask of this loop, under the state lock; `has_mail_` says there is some.
+  struct Mailbox {
+    std::vector<int> connections;      // accepted sockets to serve
+    std::vector<std::uint64_t> kills;  // CLIENT KILL of sessions here
+    bool monitor_feed = false;         // MONITOR lines for sessions here
+  };
+
+  void on_wakeup();
+  void after_batch();
+  void read_mail();
+  void post(Loop& to);    // under the lock: `to` has mail
+  void route_requests();  // under the lock: hands the batch's requests to their loops
+  void admit(int fd);     // under the lock
+  void close_finished();
+  void on_tick();
+  // The tick period: the housekeeping period, shortened on loop 0 while expiry has work.
+  int tick_ms() const;
+  void housekeeping();
+  void expire_slice();
+
+  ServerState& state_;
+  const std::size_t index_;
+  const std::vector<std::unique_ptr<Loop>>& loops_;
+  net::EventLoop events_;
+  std::unique_ptr<Waker> waker_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Session>> sessions_;
+
+  // This batch's clock, from the shared BatchClock (enter()); the reading of the last wakeup.
+  chronocache::TimePoint now_{};
+  std::int64_t unix_ms_ = 0;
+  chronocache::TimePoint woke_at_{};
+  OutputLimits output_limits_;
+  std::uint64_t config_seen_ = ~std::uint64_t{0};
+
+  Mailbox mail_;  // guarded by state_.mu
+  std::atomic<bool> has_mail_{false};
+  std::vector<std::uint64_t> finished_;     // sessions to destroy after this batch
+  std::vector<std::uint64_t> monitor_ids_;  // read_mail's list (a member: no allocation)
+
+  int tick_ms_ = 100;
+  chronocache::TimePoint next_housekeeping_{};
+  // Loop 0's timers. One pacer per database, by index (SWAPDB swaps contents, not pacers: pacing
+  // follows the index and catches up on the next slice).
+  std::vector<chronocache::ExpiryPacer> expiry_pacers_;
+  CycleRate cycle_rate_;  // converts INFO commandstats' cycles to microseconds
+};
+
+}  // namespace chronocached
