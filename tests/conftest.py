@@ -29,6 +29,9 @@ def pytest_addoption(parser):
                      help="event loops for every chronocached started (default: its own)")
 
 
+# A line any sanitizer build writes when it finds something.
+SANITIZER_REPORT = re.compile(r"ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer")
+
 # Set from --threads by pytest_configure: appended to every chronocached command line.
 SERVER_THREADS = []
 
@@ -42,7 +45,8 @@ class ServerProcess:
     """One running server: its port, its process, and a way to stop it."""
 
     def __init__(self, args, port_from_log=True, port=None):
-        if any(os.path.basename(str(a)) == "chronocached" for a in args):
+        if "--threads" not in args and any(
+                os.path.basename(str(a)) == "chronocached" for a in args):
             args = [*args, *SERVER_THREADS]
         self.args = args
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -120,8 +124,7 @@ def start_server(server_binary):
         code = s.stop()
         # A crash (signal) or a sanitizer report fails the test that caused it.
         assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])
-        assert not any("ERROR: AddressSanitizer" in l or "runtime error:" in l for l in s.log), \
-            "".join(s.log)
+        assert not any(SANITIZER_REPORT.search(l) for l in s.log), "".join(s.log)
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +136,7 @@ def server(server_binary, tmp_path_factory):
     yield s
     code = s.stop()
     assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])
-    assert not any("ERROR: AddressSanitizer" in l or "runtime error:" in l for l in s.log), \
-        "".join(s.log)
+    assert not any(SANITIZER_REPORT.search(l) for l in s.log), "".join(s.log)
 
 
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""chronocached at --threads 1 and --threads 2 beside redis-server, under one redis-benchmark load
+(`make bench-threads`, the server half).
+
+    python3 bench/threads/run_server_threads.py --server build/release/src/server/chronocached
+    python3 bench/threads/run_server_threads.py --reps 5 --requests 400000   # longer
+
+Four servers run at once, in memory, none pinned (the two cores are shared by the servers' loops
+and the client, as on a host that runs both):
+  ours-t1    chronocached --threads 1
+  ours-t2    chronocached --threads 2
+  redis-io2  redis-server --io-threads 2 --io-threads-do-reads yes
+  redis      redis-server (one thread; the figure issue 3 compared CPU against)
+For each pipeline depth (1 and 16), SET then GET, every server in turn, repeated --reps times:
+    redis-benchmark --threads 2 -c 100 -n REQUESTS -r KEYS -d 16 -P DEPTH -t set|get --csv
+Reported (medians over the repetitions): requests/s, p50 and p99 (ms, redis-benchmark's --csv
+columns), and server CPU microseconds per request (utime + stime from /proc/PID/stat across the
+run, all the server's threads, divided by the requests). Then the ratios the issue's targets name:
+ours-t2 / ours-t1 for throughput and CPU, and ours / redis-io2 for throughput.
+
+Note redis-server's io-threads: Redis 7 only activates them when there are enough pending writes
+(it turns them off below 2 x io-threads clients with pending output), so under light load it runs
+as one thread; INFO's io_threads_active says which. Standard library only.
+"""
+
+import argparse
+import csv
+import io
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
+import run_server_bench as server_bench  # noqa: E402  (Server: start, PING, CPU from /proc)
+
+ALL_CPUS = "0-1"
+
+
+def start_servers(args):
+    ours = lambda threads: (lambda port: [args.server, "--port", str(port), "--bind", "127.0.0.1",
+                                          "--loglevel", "warning", "--threads", str(threads)])
+    redis = lambda extra: (lambda port: [args.redis_server, "--port", str(port), "--bind",
+                                         "127.0.0.1", "--save", "", "--appendonly", "no",
+                                         "--daemonize", "no", "--loglevel", "warning", *extra])
+    return [
+        server_bench.Server("ours-t1", ours(1), ALL_CPUS),
+        server_bench.Server("ours-t2", ours(2), ALL_CPUS),
+        server_bench.Server("redis-io2", redis(["--io-threads", "2",
+                                                "--io-threads-do-reads", "yes"]), ALL_CPUS),
+        server_bench.Server("redis", redis([]), ALL_CPUS),
+    ]
+
+
+def run_benchmark(server, test, pipeline, requests, args):
+    command = [args.redis_benchmark, "-h", "127.0.0.1", "-p", str(server.port), "--threads", "2",
+               "-c", str(args.clients), "-n", str(requests), "-r", str(args.keys), "-d", "16",
+               "-P", str(pipeline), "-t", test, "--csv"]
+    cpu_before = server.cpu_seconds()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    cpu_after = server.cpu_seconds()
+    rows = [r for r in csv.DictReader(io.StringIO(done.stdout)) if r.get("test")]
+    if done.returncode != 0 or len(rows) != 1:
+        sys.exit(f"redis-benchmark failed: {' '.join(command)}\n{done.stdout}\n{done.stderr}")
+    row = rows[0]
+    return {"rps": float(row["rps"]), "p50": float(row["p50_latency_ms"]),
+            "p99": float(row["p99_latency_ms"]),
+            "cpu_us": (cpu_after - cpu_before) * 1e6 / requests}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--server", default=str(REPO_ROOT / "build/release/src/server/chronocached"))
+    parser.add_argument("--redis-server", default=shutil.which("redis-server") or "redis-server")
+    parser.add_argument("--redis-benchmark",
+                        default=shutil.which("redis-benchmark") or "redis-benchmark")
+    parser.add_argument("--requests", type=int, default=200_000,
+                        help="requests per run at pipeline 1 (8x at pipeline 16)")
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--keys", type=int, default=100_000)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+
+    servers = start_servers(args)
+    results = {}  # (pipeline, test, server) -> runs
+    try:
+        for pipeline in (1, 16):
+            requests = args.requests * (8 if pipeline > 1 else 1)
+            for test in ("set", "get"):
+                for rep in range(args.reps):
+                    # Alternate the order: no server always runs right after another's load.
+                    order = servers if rep % 2 == 0 else list(reversed(servers))
+                    for server in order:
+                        results.setdefault((pipeline, test, server.name), []).append(
+                            run_benchmark(server, test, pipeline, requests, args))
+                        server_bench.log(f"P{pipeline} {test} {server.name} rep {rep + 1}: "
+                                         f"{results[(pipeline, test, server.name)][-1]}")
+    finally:
+        for server in servers:
+            server.stop()
+
+    def median(pipeline, test, name, key):
+        return statistics.median(run[key] for run in results[(pipeline, test, name)])
+
+    print(f"# redis-benchmark --threads 2 -c {args.clients} -r {args.keys} -d 16; "
+          f"{args.requests} requests at P1, {args.requests * 8} at P16; medians of {args.reps}; "
+          f"{engine_conditions()}")
+    print("| pipeline | test | server | requests/s | p50 ms | p99 ms | CPU µs/req |")
+    print("|---|---|---|---|---|---|---|")
+    names = [s.name for s in servers]
+    for pipeline in (1, 16):
+        for test in ("set", "get"):
+            for name in names:
+                print(f"| {pipeline} | {test.upper()} | {name} | "
+                      f"{median(pipeline, test, name, 'rps'):,.0f} | "
+                      f"{median(pipeline, test, name, 'p50'):.3f} | "
+                      f"{median(pipeline, test, name, 'p99'):.3f} | "
+                      f"{median(pipeline, test, name, 'cpu_us'):.2f} |")
+    print()
+    print("| pipeline | test | t2/t1 requests/s | t2/t1 CPU per request | ours-t2 / redis-io2 "
+          "requests/s | ours-t1 / redis CPU per request |")
+    print("|---|---|---|---|---|---|")
+    for pipeline in (1, 16):
+        for test in ("set", "get"):
+            m = lambda name, key: median(pipeline, test, name, key)
+            print(f"| {pipeline} | {test.upper()} | {m('ours-t2', 'rps') / m('ours-t1', 'rps'):.2f} | "
+                  f"{m('ours-t2', 'cpu_us') / m('ours-t1', 'cpu_us'):.2f} | "
+                  f"{m('ours-t2', 'rps') / m('redis-io2', 'rps'):.2f} | "
+                  f"{m('ours-t1', 'cpu_us') / m('redis', 'cpu_us'):.2f} |")
+
+
+def engine_conditions():
+    try:
+        sha = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+    except OSError:
+        sha = "?"
+    with open("/proc/cpuinfo") as f:
+        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+    return f"commit {sha}, {model}"
+
+
+if __name__ == "__main__":
+    main()
