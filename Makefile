@@ -6,6 +6,8 @@
 #   make bench  install what is missing, build Release, print the engine benchmark table
 #               (bench-memory: the memory table; bench-instructions: callgrind counts)
 #   make bench-server  chronocached against redis-server: throughput, latency, CPU, bytes per key
+#   make bench-threads  1 and 2 threads: ShardedCache beside TBB and a sharded boost map, and
+#               chronocached --threads 1/2 beside redis-server with I/O threads
 #   make bench-expiry  active expiry of 1 M volatile keys beside 1 M persistent ones, vs redis-server
 #   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
@@ -29,8 +31,9 @@ VENV := build/venv
 PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
+SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -70,11 +73,12 @@ format: setup
 	tools/format.sh
 
 # The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
-# exiting with the ticker running) also run under ThreadSanitizer.
+# exiting with the ticker running) also run under ThreadSanitizer, and so does chronocached for
+# the many-clients test of its event loops (tests/integration/test_threads.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test \
-	  exit_with_live_caches_test exit_with_live_caches
+	  exit_with_live_caches_test exit_with_live_caches chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
@@ -92,10 +96,12 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	ctest --preset tsan
 	ctest --preset release -j $(JOBS)
 	./build/release/examples/chronocache_example >/dev/null
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN)
-	# Memory figures need glibc's malloc, which ASan replaces: these files again in Release.
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_maxmemory.py \
-	  tests/integration/test_expiry.py --server $(SERVER_RELEASE)
+	# The whole suite at four event loops under ASan, and at one loop (today's single-threaded
+	# server) in Release, where the memory figures that need glibc's malloc also run.
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN) --threads 4
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_RELEASE) --threads 1
+	# Many clients on four loops under ThreadSanitizer: any data race fails the test.
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -122,6 +128,11 @@ bench-memory: build-release
 # Shorter: make bench-server BENCH_ARGS="--requests 100000".
 bench-server: build-release
 	python3 bench/server/run_server_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# chronocached at --threads 1 and 2 beside redis-server (with and without --io-threads 2) under
+# one redis-benchmark --threads 2 -c 100 load; the engine half is bench-threads-engine.
+bench-threads-server: build-release
+	python3 bench/threads/run_server_threads.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Proactive expiry against redis-server's (docs/performance.md): keys gone within 1 s of their
 # deadline, GET p99 and CPU while 1 M keys expire. About 1.5 minutes.

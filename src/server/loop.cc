@@ -114,7 +114,11 @@ void Loop::hand_over(int fd) {
 // ---- The state lock ---------------------------------------------------------------------------
 
 void Loop::enter() {
+  const std::uint64_t asked = cycles_now();
   state_.mu.lock();
+  entered_at_ = cycles_now();
+  ++state_.stats.lock_acquisitions;
+  state_.stats.lock_wait_cycles += entered_at_ - asked;
   // The wakeup's reading, moved by DEBUG ADVANCE-CLOCK's offset; the shared clock never goes back.
   state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
   now_ = state_.clock.now();
@@ -130,6 +134,7 @@ void Loop::enter() {
 
 void Loop::leave() {
   route_requests();
+  state_.stats.lock_held_cycles += cycles_now() - entered_at_;
   state_.mu.unlock();
 }
 

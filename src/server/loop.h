@@ -96,6 +96,7 @@ class Loop final : public SessionHost {
   chronocache::TimePoint woke_at_{};
   OutputLimits output_limits_;
   std::uint64_t config_seen_ = ~std::uint64_t{0};
+  std::uint64_t entered_at_ = 0;  // cycles_now() when enter() got the lock
 
   Mailbox mail_;  // guarded by state_.mu
   std::atomic<bool> has_mail_{false};

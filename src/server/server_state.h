@@ -59,6 +59,11 @@ struct ServerStats {
   std::uint64_t expired_keys_reset = 0;
   std::uint64_t evicted_keys_reset = 0;
   std::uint64_t total_error_replies = 0;
+  // The state lock (loop.h), for INFO's threads figures: how often it was taken, and the
+  // time-stamp-counter cycles it was held and waited for (cycle_clock.h).
+  std::uint64_t lock_acquisitions = 0;
+  std::uint64_t lock_held_cycles = 0;
+  std::uint64_t lock_wait_cycles = 0;
   // By command ordinal (command_table.h: for_each_command_stats gives names). Cleared by
   // CONFIG RESETSTAT; dispatch re-sizes it on the next command.
   std::vector<CommandStats> commands;

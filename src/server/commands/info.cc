@@ -271,6 +271,14 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.fixed("instantaneous_input_kbps", 0, 2);
   info.fixed("instantaneous_output_kbps", 0, 2);
   info.field("rejected_connections", stats.rejected_connections);
+  // chronocached's own: the state lock the event loops share (docs/design/server.md).
+  info.field("state_lock_acquisitions", stats.lock_acquisitions);
+  info.field("state_lock_held_usec",
+             static_cast<std::uint64_t>(static_cast<double>(stats.lock_held_cycles) /
+                                        stats.cycles_per_usec));
+  info.field("state_lock_wait_usec",
+             static_cast<std::uint64_t>(static_cast<double>(stats.lock_wait_cycles) /
+                                        stats.cycles_per_usec));
   info.field("sync_full", 0);
   info.field("sync_partial_ok", 0);
   info.field("sync_partial_err", 0);
@@ -482,6 +490,9 @@ void reset_stats(ServerState& server) {
     loop->output.store(0, std::memory_order_relaxed);
   }
   stats.total_error_replies = 0;
+  stats.lock_acquisitions = 0;
+  stats.lock_held_cycles = 0;
+  stats.lock_wait_cycles = 0;
   stats.keyspace_hits_reset = engine.hits;
   stats.keyspace_misses_reset = engine.misses;
   stats.expired_keys_reset = engine.expired;
