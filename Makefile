@@ -84,7 +84,7 @@ build-tsan: setup
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
 # Compile-only at -O0: the analysis runs in the front end, and make test runs these tests elsewhere.
 THREAD_SAFETY_TARGETS := chronocache chronocache_persistence cc_sim sharded_cache_test clock_test \
-                         cache_snapshot_test snapshot_file_test exit_with_live_caches
+                         cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core
 build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)

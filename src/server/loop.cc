@@ -68,6 +68,19 @@ class Loop::Waker final : public net::EventLoop::Handler {
   int fd_;
 };
 
+// enter() .. leave() for a scope, as the analysis sees it (HostLock serves sessions, which see
+// only SessionHost).
+class CC_SCOPED_CAPABILITY Loop::Locked {
+ public:
+  explicit Locked(Loop& loop) CC_ACQUIRE(loop.state_.mu) : loop_(loop) { loop_.enter(); }
+  ~Locked() CC_RELEASE() { loop_.leave(); }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+
+ private:
+  Loop& loop_;
+};
+
 Loop::Loop(ServerState& state, std::size_t index, const std::vector<std::unique_ptr<Loop>>& loops)
     : state_(state),
       index_(index),
@@ -95,7 +108,7 @@ void Loop::install_stop_signals() {
 void Loop::run() {
   woke_at_ = BatchClock::system_now();
   {
-    const HostLock lock(*this);
+    const Locked lock(*this);
     next_housekeeping_ = now_;
   }
   events_.run([this] { return tick_ms_; }, [this] { on_wakeup(); }, [this] { after_batch(); },
@@ -157,7 +170,7 @@ void Loop::route_requests() {
       const auto it = clients.by_id.find(id);
       if (it == clients.by_id.end()) continue;
       Loop& owner = *loops_[it->second->loop];
-      owner.mail_.kills.push_back(id);
+      mailbox(owner).kills.push_back(id);
       post(owner);
     }
     clients.kill_list.clear();
@@ -167,7 +180,7 @@ void Loop::route_requests() {
     for (const ClientState* monitor : clients.monitors) {
       if (monitor->monitor_feed.empty()) continue;
       Loop& owner = *loops_[monitor->loop];
-      owner.mail_.monitor_feed = true;
+      mailbox(owner).monitor_feed = true;
       post(owner);
     }
   }
@@ -184,7 +197,7 @@ void Loop::on_wakeup() {
   if (index_ != 0 || g_stop_signal == 0) return;  // signals reach the main thread only
   const char* name = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
   g_stop_signal = 0;
-  const HostLock lock(*this);
+  const Locked lock(*this);
   state_.logger.log("warning", std::string("Received ") + name + " scheduling shutdown...");
   // As Redis: save first when save rules are configured; a failed save keeps the server running
   // (a second signal tries again).
@@ -205,7 +218,7 @@ void Loop::read_mail() {
   std::vector<std::uint64_t> kills;
   monitor_ids_.clear();
   {
-    const HostLock lock(*this);
+    const Locked lock(*this);
     for (int fd : mail_.connections) admit(fd);
     mail_.connections.clear();
     kills.swap(mail_.kills);
@@ -259,7 +272,7 @@ void Loop::admit(int fd) {
 // Sessions report their end (schedule_close); they are destroyed here, never from inside their
 // own handler. An id may be listed twice: erase is idempotent.
 void Loop::close_finished() {
-  const HostLock lock(*this);
+  const Locked lock(*this);
   for (std::uint64_t id : finished_) sessions_.erase(id);
   finished_.clear();
 }
@@ -268,7 +281,7 @@ void Loop::close_finished() {
 
 void Loop::on_tick() {
   woke_at_ = BatchClock::system_now();  // a tick may come long after the batch's reading
-  const HostLock lock(*this);
+  const Locked lock(*this);
   if (now_ >= next_housekeeping_) {
     housekeeping();
     next_housekeeping_ = now_ + housekeeping_period(state_.config.hz);

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chronocache/base/thread_annotations.h"
 #include "chronocache/expiry/expiry_pacer.h"
 #include "server/base/cycle_clock.h"
 #include "server/net/event_loop.h"
@@ -53,8 +54,8 @@ class Loop final : public SessionHost {
   static void install_stop_signals();
 
   // SessionHost.
-  void enter() override;
-  void leave() override;
+  void enter() override CC_ACQUIRE(state_.mu);
+  void leave() override CC_RELEASE(state_.mu);
   chronocache::TimePoint now() const override { return now_; }
   std::int64_t unix_ms() const override { return unix_ms_; }
   void refresh_clock() override;
@@ -63,6 +64,7 @@ class Loop final : public SessionHost {
 
  private:
   class Waker;
+  class Locked;
   // What other threads ask of this loop, under the state lock; `has_mail_` says there is some.
   struct Mailbox {
     std::vector<int> connections;      // accepted sockets to serve
@@ -73,15 +75,19 @@ class Loop final : public SessionHost {
   void on_wakeup();
   void after_batch();
   void read_mail();
-  void post(Loop& to);    // under the lock: `to` has mail
-  void route_requests();  // under the lock: hands the batch's requests to their loops
-  void admit(int fd);     // under the lock
+  // `to` has mail. Under the lock: ServerState::mu, which every loop shares (the analysis cannot
+  // know that `to.state_` is `state_`).
+  void post(Loop& to) CC_NO_THREAD_SAFETY_ANALYSIS;
+  // `to`'s mailbox, under the lock (unchecked for the same reason).
+  static Mailbox& mailbox(Loop& to) CC_NO_THREAD_SAFETY_ANALYSIS { return to.mail_; }
+  void route_requests() CC_REQUIRES(state_.mu);  // hands the batch's requests to their loops
+  void admit(int fd) CC_REQUIRES(state_.mu);
   void close_finished();
   void on_tick();
   // The tick period: the housekeeping period, shortened on loop 0 while expiry has work.
-  int tick_ms() const;
-  void housekeeping();
-  void expire_slice();
+  int tick_ms() const CC_REQUIRES(state_.mu);
+  void housekeeping() CC_REQUIRES(state_.mu);
+  void expire_slice() CC_REQUIRES(state_.mu);
 
   ServerState& state_;
   const std::size_t index_;
@@ -98,7 +104,7 @@ class Loop final : public SessionHost {
   std::uint64_t config_seen_ = ~std::uint64_t{0};
   std::uint64_t entered_at_ = 0;  // cycles_now() when enter() got the lock
 
-  Mailbox mail_;  // guarded by state_.mu
+  Mailbox mail_ CC_GUARDED_BY(state_.mu);
   std::atomic<bool> has_mail_{false};
   std::vector<std::uint64_t> finished_;     // sessions to destroy after this batch
   std::vector<std::uint64_t> monitor_ids_;  // read_mail's list (a member: no allocation)
