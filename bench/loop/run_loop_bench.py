@@ -19,6 +19,8 @@ the machine falls on all of them alike; each figure is the median of the repetit
     and the loopback receive path run on its behalf) is in its system time, for both loops;
   * voluntary context switches per request (/proc/PID/status): how often the loop slept;
   * ratio of total CPU per request to epoll's (< 1: cheaper than epoll).
+The conditions lines also give the CPU cost of a null system call on this machine (loop_bench
+--syscall-cost, median of 5): the most that one system call fewer per request can save.
 Then, unless --no-strace, system calls per request at pipeline 1: `strace -c -f -p PID` over a
 short run (STRACE_REQUESTS); strace slows the server, so more requests arrive per wakeup than
 untraced and the counts are a lower bound for the io_uring loop.
@@ -197,6 +199,16 @@ def strace_counts(args, mode):
     return total / requests, ", ".join(f"{name} {n / requests:.2f}" for name, n in top)
 
 
+def null_syscall_ns(args):
+    """The most one system call fewer per request can save: loop_bench --syscall-cost."""
+    samples = []
+    for _ in range(5):
+        out = subprocess.run(["taskset", "-c", str(args.server_cpu), str(args.binary),
+                              "--syscall-cost"], check=True, capture_output=True, text=True)
+        samples.append(float(re.search(r"([\d.]+) ns", out.stdout).group(1)))
+    return statistics.median(samples)
+
+
 def smoke(args):
     """Every mode answers SET, GET and PING on two connections at once."""
     for mode in MODES:
@@ -258,6 +270,7 @@ def main():
           f"cpu={engine.cpu_model()!r} server=cpu{args.server_cpu} "
           f"client=cpu{args.client_cpu} clients={args.clients} requests={args.requests} "
           f"reps={args.reps} loadavg={os.getloadavg()[0]:.2f}", flush=True)
+    print(f"# null system call: {null_syscall_ns(args):.0f} ns CPU (getppid, median of 5)")
     try:
         for mode in modes:
             probe = LoopServer(args.binary, mode, args.server_cpu)
