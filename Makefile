@@ -12,6 +12,7 @@
 #   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
+#   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
@@ -24,7 +25,7 @@ JOBS ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
-                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev
+                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -33,7 +34,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -147,6 +148,14 @@ bench-maxmemory: build-release
 # RSS growth against Redis's fork). About 3 minutes; shorter: BENCH_ARGS="--keys 200000 --reps 3".
 bench-snapshot: build-release
 	python3 bench/server/run_snapshot_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# epoll against io_uring at pipeline 1 and 16 (docs/performance.md, "io_uring against epoll at
+# pipeline 1"): builds only loop_bench, then alternates its loop modes under redis-benchmark.
+# A few minutes (longer on a loaded machine); shorter: BENCH_ARGS="--reps 3 --requests 100000".
+bench-loop: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j2 --target loop_bench
+	python3 bench/loop/run_loop_bench.py --binary build/release/bench/loop/loop_bench $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).
