@@ -2,11 +2,13 @@
 
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <string>
+#include <utility>
 
 #include "chronocache/base/assert.h"
 #include "server/commands/errors.h"
@@ -93,7 +95,7 @@ Loop::Loop(ServerState& state, std::size_t index, const std::vector<std::unique_
 Loop::~Loop() {
   const chronocache::MutexLock lock(state_.mu);  // sessions leave the clients' registry
   sessions_.clear();
-  for (int fd : mail_.connections) close(fd);
+  for (const auto& [fd, id] : mail_.connections) close(fd);
 }
 
 void Loop::install_stop_signals() {
@@ -115,10 +117,10 @@ void Loop::run() {
               [this] { on_tick(); });
 }
 
-void Loop::hand_over(int fd) {
+void Loop::hand_over(int fd, std::uint64_t id) {
   {
     const chronocache::MutexLock lock(state_.mu);
-    mail_.connections.push_back(fd);
+    mail_.connections.emplace_back(fd, id);
   }
   has_mail_.store(true, std::memory_order_release);
   if (index_ != 0) waker_->wake();  // loop 0 accepts: it reads its mail after this batch
@@ -126,9 +128,21 @@ void Loop::hand_over(int fd) {
 
 // ---- The state lock ---------------------------------------------------------------------------
 
+// A batch holds the lock for about a microsecond; a waiter that sleeps on it pays a futex wait,
+// a wake-up system call from the holder and two context switches, several times that. So a
+// waiter first retries for about as long as one batch, then sleeps.
+void Loop::lock_state() CC_NO_THREAD_SAFETY_ANALYSIS {
+  constexpr int kSpins = 64;
+  for (int i = 0; i < kSpins; ++i) {
+    if (state_.mu.try_lock()) return;
+    _mm_pause();
+  }
+  state_.mu.lock();
+}
+
 void Loop::enter() {
   const std::uint64_t asked = cycles_now();
-  state_.mu.lock();
+  lock_state();
   entered_at_ = cycles_now();
   ++state_.stats.lock_acquisitions;
   state_.stats.lock_wait_cycles += entered_at_ - asked;
@@ -184,6 +198,13 @@ void Loop::route_requests() {
       post(owner);
     }
   }
+  if (clients.pause_lifted) {
+    clients.pause_lifted = false;
+    for (const auto& loop : loops_) {
+      mailbox(*loop).pause_lifted = true;
+      post(*loop);
+    }
+  }
   if (state_.shutdown_requested && !state_.stopping.load(std::memory_order_relaxed)) {
     state_.stopping.store(true, std::memory_order_relaxed);
     for (const auto& loop : loops_) post(*loop);
@@ -217,9 +238,11 @@ void Loop::after_batch() {
 void Loop::read_mail() {
   std::vector<std::uint64_t> kills;
   monitor_ids_.clear();
+  bool pause_lifted = false;
   {
     const Locked lock(*this);
-    for (int fd : mail_.connections) admit(fd);
+    pause_lifted = std::exchange(mail_.pause_lifted, false);
+    for (const auto& [fd, id] : mail_.connections) admit(fd, id);
     mail_.connections.clear();
     kills.swap(mail_.kills);
     if (mail_.monitor_feed) {
@@ -247,9 +270,21 @@ void Loop::read_mail() {
     it->second->flush();
     finished_.push_back(id);
   }
+  if (pause_lifted) resume_postponed();
 }
 
-void Loop::admit(int fd) {
+// In arrival order, as Redis unblocks postponed clients. A session postponed again (a new pause)
+// lists itself again.
+void Loop::resume_postponed() {
+  std::vector<std::uint64_t> waiting;
+  waiting.swap(postponed_);
+  for (std::uint64_t id : waiting) {
+    const auto it = sessions_.find(id);
+    if (it != sessions_.end() && it->second->postponed()) it->second->resume();
+  }
+}
+
+void Loop::admit(int fd, std::uint64_t id) {
   ++state_.stats.connections_received;
   const auto refuse = [&](std::string_view text) {
     std::string reply(1, '-');
@@ -263,7 +298,6 @@ void Loop::admit(int fd) {
   if (state_.config.protected_mode && state_.config.requirepass.empty() &&
       !net::is_loopback_peer(fd))
     return refuse(errors::kProtectedMode);
-  const std::uint64_t id = state_.clients.next_id++;
   auto session = std::make_unique<Session>(*this, state_, events_, *state_.io[index_], fd, id);
   session->client().loop = index_;
   sessions_.emplace(id, std::move(session));
@@ -281,16 +315,28 @@ void Loop::close_finished() {
 
 void Loop::on_tick() {
   woke_at_ = BatchClock::system_now();  // a tick may come long after the batch's reading
-  const Locked lock(*this);
+  bool pause_over = false;
+  {
+    const Locked lock(*this);
+    timers();
+    pause_over = !postponed_.empty() && !state_.clients.paused(unix_ms_);
+  }
+  if (pause_over) resume_postponed();
+}
+
+void Loop::timers() {
   if (now_ >= next_housekeeping_) {
     housekeeping();
     next_housekeeping_ = now_ + housekeeping_period(state_.config.hz);
   }
   if (index_ == 0) {
-    expire_slice();
-    // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within its
-    // own time budget (maxmemory-eviction-tenacity).
-    state_.memory.background_step(now_);
+    // As Redis, no key expires or is evicted by the server itself while clients are paused.
+    if (!state_.clients.paused(unix_ms_)) {
+      expire_slice();
+      // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within
+      // its own time budget (maxmemory-eviction-tenacity).
+      state_.memory.background_step(now_);
+    }
     // BGSAVE's capture slice, its end, and the save rules.
     state_.snapshots.step(now_, unix_ms_, [this] { return events_.events_waiting(); });
   }
@@ -299,8 +345,13 @@ void Loop::on_tick() {
 
 int Loop::tick_ms() const {
   const chronocache::Duration longest = housekeeping_period(state_.config.hz);
-  if (index_ != 0) return static_cast<int>(longest.count());
   chronocache::Duration tick = longest;
+  // A held command runs as soon as its pause ends.
+  if (!postponed_.empty() && state_.clients.paused(unix_ms_)) {
+    const chronocache::Duration left(state_.clients.pause_until_ms - unix_ms_);
+    tick = std::min(tick, std::max(kShortestTick, left));
+  }
+  if (index_ != 0) return static_cast<int>(tick.count());
   if (state_.debug.active_expire) {
     for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
       const Engine& engine = state_.keyspace.db(i).engine();

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "chronocache/base/thread_annotations.h"
@@ -47,8 +48,9 @@ class Loop final : public SessionHost {
   void run();
   // Watches a listening socket: only loop 0 accepts; `on_ready` runs there for each readiness.
   net::EventLoop& events() { return events_; }
-  // Queues an accepted connection for this loop. Called on loop 0 (which accepts).
-  void hand_over(int fd);
+  // Queues an accepted connection for this loop, to be client `id` (ids follow the order of
+  // accept(), as Redis's). Called on loop 0, which accepts.
+  void hand_over(int fd, std::uint64_t id);
   // SIGINT and SIGTERM start a shutdown, which loop 0 carries out (the other loops' threads must
   // block both); SIGPIPE is ignored.
   static void install_stop_signals();
@@ -61,17 +63,20 @@ class Loop final : public SessionHost {
   void refresh_clock() override;
   const OutputLimits& output_limits() const override { return output_limits_; }
   void schedule_close(std::uint64_t id) override { finished_.push_back(id); }
+  void postpone(std::uint64_t id) override { postponed_.push_back(id); }
 
  private:
   class Waker;
   class Locked;
   // What other threads ask of this loop, under the state lock; `has_mail_` says there is some.
   struct Mailbox {
-    std::vector<int> connections;      // accepted sockets to serve
-    std::vector<std::uint64_t> kills;  // CLIENT KILL of sessions here
-    bool monitor_feed = false;         // MONITOR lines for sessions here
+    std::vector<std::pair<int, std::uint64_t>> connections;  // accepted sockets, their ids
+    std::vector<std::uint64_t> kills;                        // CLIENT KILL of sessions here
+    bool monitor_feed = false;                               // MONITOR lines for sessions here
+    bool pause_lifted = false;                               // CLIENT UNPAUSE: run what waited
   };
 
+  void lock_state() CC_ACQUIRE(state_.mu);  // the state lock, spinning briefly first
   void on_wakeup();
   void after_batch();
   void read_mail();
@@ -81,9 +86,11 @@ class Loop final : public SessionHost {
   // `to`'s mailbox, under the lock (unchecked for the same reason).
   static Mailbox& mailbox(Loop& to) CC_NO_THREAD_SAFETY_ANALYSIS { return to.mail_; }
   void route_requests() CC_REQUIRES(state_.mu);  // hands the batch's requests to their loops
-  void admit(int fd) CC_REQUIRES(state_.mu);
+  void admit(int fd, std::uint64_t id) CC_REQUIRES(state_.mu);
   void close_finished();
+  void resume_postponed();  // outside the lock, once the pause is over
   void on_tick();
+  void timers() CC_REQUIRES(state_.mu);
   // The tick period: the housekeeping period, shortened on loop 0 while expiry has work.
   int tick_ms() const CC_REQUIRES(state_.mu);
   void housekeeping() CC_REQUIRES(state_.mu);
@@ -107,6 +114,7 @@ class Loop final : public SessionHost {
   Mailbox mail_ CC_GUARDED_BY(state_.mu);
   std::atomic<bool> has_mail_{false};
   std::vector<std::uint64_t> finished_;     // sessions to destroy after this batch
+  std::vector<std::uint64_t> postponed_;    // sessions holding a command back for CLIENT PAUSE
   std::vector<std::uint64_t> monitor_ids_;  // read_mail's list (a member: no allocation)
 
   int tick_ms_ = 100;

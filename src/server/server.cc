@@ -180,7 +180,7 @@ void Server::accept_from(int listen_fd) {
   for (int i = 0; i < 64; ++i) {
     const int fd = net::accept_client(listen_fd);
     if (fd < 0) return;
-    loops_[next_loop_++ % loops_.size()]->hand_over(fd);
+    loops_[next_loop_++ % loops_.size()]->hand_over(fd, next_client_id_++);
   }
 }
 

@@ -43,7 +43,8 @@ class Server {
   ServerState state_;
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<Listener>> listeners_;
-  std::size_t next_loop_ = 0;  // the loop that gets the next connection
+  std::size_t next_loop_ = 0;         // the loop that gets the next connection
+  std::uint64_t next_client_id_ = 1;  // accept() runs on loop 0 only
 };
 
 }  // namespace chronocached

@@ -126,7 +126,13 @@ struct ClientRegistry {
   // A command wrote MONITOR lines (ClientState::monitor_feed): their loops send them after the
   // batch.
   bool monitor_feed_pending = false;
-  std::uint64_t next_id = 1;
+  // CLIENT PAUSE: until when (unix ms), and whether only writes wait. A command that must wait
+  // is not run (execute() says so) and its connection retries once the pause ends; CLIENT
+  // UNPAUSE sets `pause_lifted` so that every loop retries at once.
+  std::int64_t pause_until_ms = 0;
+  bool pause_writes_only = false;
+  bool pause_lifted = false;
+  bool paused(std::int64_t unix_ms) const { return unix_ms < pause_until_ms; }
 };
 
 // DEBUG's knobs (enable-debug-command), for tests.

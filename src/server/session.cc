@@ -70,6 +70,13 @@ void Session::on_ready(std::uint32_t events) {
   if (closing()) host_.schedule_close(client_.id);
 }
 
+void Session::resume() {
+  process();
+  flush();
+  update_interest();
+  if (closing()) host_.schedule_close(client_.id);
+}
+
 void Session::read_and_process() {
   const std::size_t unread = input_.unread_size();
   // Room for as much again as is buffered (doubling keeps an unknown size linear), but no more
@@ -167,7 +174,12 @@ void Session::process() {
     }
     writer.set_protocol(client_.protocol);
     CommandContext ctx{args_, writer, client_, state_, host_.now(), host_.unix_ms()};
-    execute(ctx);
+    if (!execute(ctx)) {  // CLIENT PAUSE: the command stays in the buffer, the loop retries it
+      if (!postponed_) host_.postpone(client_.id);
+      postponed_ = true;
+      break;
+    }
+    postponed_ = false;
     if (state_.debug.clock_moved) {
       state_.debug.clock_moved = false;
       host_.refresh_clock();

@@ -37,6 +37,9 @@ class Session final : public net::EventLoop::Handler {
   bool flush();
   // Moves the MONITOR lines other commands wrote for this client to its output. Under the lock.
   void take_monitor_feed();
+  // Runs what CLIENT PAUSE held back (the pause ended), and sends the replies.
+  void resume();
+  bool postponed() const { return postponed_; }
   bool closing() const { return closed_ || (client_.close_after_reply && output_.size() == sent_); }
   bool has_output() const { return output_.size() > sent_; }
   void shrink_buffers();  // under the lock
@@ -69,6 +72,7 @@ class Session final : public net::EventLoop::Handler {
   std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
   bool closed_ = false;
   bool paused_ = false;        // not reading while output is backed up
+  bool postponed_ = false;     // a command waits for CLIENT PAUSE to end
   bool interest_read_ = true;  // what epoll watches for now
   bool interest_write_ = false;
 };

@@ -1,6 +1,7 @@
 // SessionHost: all a Session asks of the event loop that serves it (Loop): entering and leaving
 // the state lock with the batch's clock, a fresh reading after DEBUG ADVANCE-CLOCK moved it, the
-// output limits it checks between batches, and its own close once the batch is done.
+// output limits it checks between batches, a retry after CLIENT PAUSE, and its own close once the
+// batch is done.
 //
 // Narrow on purpose. A session never reaches the listeners, the timers or the other sessions;
 // what commands may touch comes to it as ServerState, the socket's events through net::EventLoop.
@@ -39,6 +40,8 @@ class SessionHost {
   // The session `id` is finished: it is destroyed after the current batch, never from inside
   // its own handler.
   virtual void schedule_close(std::uint64_t id) = 0;
+  // The session `id` holds a command back for CLIENT PAUSE: call its resume() when it ends.
+  virtual void postpone(std::uint64_t id) = 0;
 
  protected:
   ~SessionHost() = default;

@@ -73,6 +73,7 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
       client.end_request();
       state.config.proto_max_bulk_len = std::min(state.config.proto_max_bulk_len, kFuzzMaxBulkLen);
       state.clients.kill_list.clear();
+      client.monitor_feed.clear();
       output.clear();
       if (client.close_after_reply) return false;
     }
@@ -86,9 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   ServerConfig config;
   config.proto_max_bulk_len = kFuzzMaxBulkLen;
-  const chronocache::TimePoint batch_now{};
-  ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL, &batch_now,
-                    chronocached::Logger());
+  config.threads = 1;
+  ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL, chronocached::Logger());
   state.process.start_ms = kFixedUnixMs;
   ClientState client;
   client.id = 1;
@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   client.local_address = "127.0.0.1:6379";
   client.authenticated = config.requirepass.empty();
   std::string output;
-  client.monitor_out = &output;
+  client.output = &output;
   state.clients.by_id.emplace(client.id, &client);
 
   const std::size_t chunk = data[0] >= 0x80 ? size : 1 + data[0] % 32;

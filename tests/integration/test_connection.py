@@ -458,6 +458,54 @@ def test_client_no_evict_pause_unpause(r):
         r.execute_command("CLIENT PAUSE", "-1")
 
 
+def no_reply_within(sock, seconds):
+    """True when the server sends nothing for `seconds` (a command held by CLIENT PAUSE)."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(64) == b"" and False
+    except socket.timeout:
+        return True
+    finally:
+        sock.settimeout(10)
+
+
+def test_client_pause_write_holds_writes_until_unpause(server):
+    admin = server.client(decode_responses=True)
+    admin.flushall()
+    writer, reader = server.raw(), server.client(decode_responses=True)
+    reader.set("k", "before")
+    assert admin.client_pause(100_000, all=False) is True
+    try:
+        assert reader.get("k") == "before"  # reads are served
+        send(writer, ["SET", "k", "after"])
+        assert no_reply_within(writer, 0.3)
+        send(writer, ["GET", "k"])  # behind the held SET, in order
+        # MULTI with a write queued waits too, from the queuing on (Redis 7).
+        assert reader.get("k") == "before"
+    finally:
+        assert admin.client_unpause() in (True, "OK")
+    assert read_exactly(writer, b"+OK\r\n$5\r\nafter\r\n") == b"+OK\r\n$5\r\nafter\r\n"
+    writer.close()
+
+
+def test_client_pause_all_holds_every_command_until_its_timeout(server):
+    admin = server.client(decode_responses=True)
+    other = server.raw()
+    started = time.monotonic()
+    assert admin.client_pause(400) is True
+    send(other, ["PING"])
+    assert read_exactly(other, b"+PONG\r\n") == b"+PONG\r\n"
+    assert time.monotonic() - started >= 0.35
+    # A shorter second pause does not cut the first short; WRITE does not relax ALL in force.
+    started = time.monotonic()
+    assert admin.client_pause(300) is True
+    assert admin.client_pause(10, all=False) is True
+    send(other, ["PING"])
+    assert read_exactly(other, b"+PONG\r\n") == b"+PONG\r\n"
+    assert time.monotonic() - started >= 0.25
+    other.close()
+
+
 def test_client_setinfo_is_unknown_as_in_redis_7_0(r):
     # Redis 7.2 added CLIENT SETINFO; we answer as 7.0.15, and redis-py ignores the error.
     with pytest.raises(redis.ResponseError,

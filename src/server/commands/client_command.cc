@@ -278,8 +278,9 @@ void client_reply(CommandContext& ctx) {
   }
 }
 
-// CLIENT PAUSE timeout [WRITE|ALL]: checked as Redis checks it, then answered OK without
-// pausing (nothing in chronocached waits on a pause yet: failover tools only need the OK).
+// CLIENT PAUSE timeout [WRITE|ALL]: commands from every client (ALL), or those that may write
+// (WRITE), wait until the timeout or CLIENT UNPAUSE (command_table.cc: held_by_pause). As Redis,
+// a second pause never shortens the first nor relaxes ALL to WRITE while both are in force.
 void client_pause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
     return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLIENT"));
@@ -290,10 +291,22 @@ void client_pause(CommandContext& ctx) {
   if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
   if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
   if (*timeout > INT64_MAX - ctx.unix_ms) return ctx.reply.error(errors::kTimeoutOutOfRange);
+  ClientRegistry& clients = ctx.server.clients;
+  const bool writes_only = ctx.argc() == 4 && iequals(ctx.args[3], "WRITE");
+  const bool in_force = clients.paused(ctx.unix_ms);
+  clients.pause_writes_only = writes_only && (!in_force || clients.pause_writes_only);
+  clients.pause_until_ms = std::max(in_force ? clients.pause_until_ms : 0, ctx.unix_ms + *timeout);
   ctx.reply.ok();
 }
 
-void client_unpause(CommandContext& ctx) { ctx.reply.ok(); }
+void client_unpause(CommandContext& ctx) {
+  ClientRegistry& clients = ctx.server.clients;
+  if (clients.pause_until_ms != 0) {
+    clients.pause_until_ms = 0;
+    clients.pause_lifted = true;  // every loop runs what waited (loop.cc)
+  }
+  ctx.reply.ok();
+}
 
 void client_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {

@@ -197,6 +197,15 @@ bool refused_for_disk(const CommandContext& ctx, const ResolvedCommand& command)
   return command.top->name == "ping" || carries_flag(ctx.client, command, kWrite);
 }
 
+// Redis's blockPostponeClient: during CLIENT PAUSE ALL every command waits; during PAUSE WRITE
+// those that may change data (an EXEC with such a command queued, and queuing one in MULTI, too).
+bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
+  const ClientRegistry& clients = ctx.server.clients;
+  if (!clients.paused(ctx.unix_ms)) [[likely]]
+    return false;
+  return !clients.pause_writes_only || carries_flag(ctx.client, command, kWrite | kMayReplicate);
+}
+
 }  // namespace
 
 const CommandSpec* find_command(std::string_view name) {
@@ -256,14 +265,17 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
     feed_monitors(ctx);
 }
 
-void execute(CommandContext& ctx) {
+bool execute(CommandContext& ctx) {
   ResolvedCommand command;
   std::string error;
-  if (!resolve(ctx.args, command, error)) [[unlikely]]
-    return reject(ctx, command.spec != nullptr ? &command : nullptr, error);
+  if (!resolve(ctx.args, command, error)) [[unlikely]] {
+    reject(ctx, command.spec != nullptr ? &command : nullptr, error);
+    return true;
+  }
   if (!ctx.client.authenticated && (command.top->flags & kNoAuth) == 0 &&
       !ctx.server.config.requirepass.empty()) [[unlikely]] {
-    return reject(ctx, &command, errors::kNoAuth);
+    reject(ctx, &command, errors::kNoAuth);
+    return true;
   }
   // Under a budget (one load and a branch otherwise), before commands that may change the
   // keyspace or queue in MULTI. Redis evicts before reads too, but a read grows nothing the
@@ -274,20 +286,29 @@ void execute(CommandContext& ctx) {
   if (memory.settings().maxmemory != 0) [[unlikely]] {
     if ((command.spec->flags & (kWrite | kDenyOom)) != 0 || ctx.client.in_multi ||
         command.top->name == "exec") {
-      if (refused_for_memory(ctx, command)) return reject(ctx, &command, errors::kOom);
+      if (refused_for_memory(ctx, command)) {
+        reject(ctx, &command, errors::kOom);
+        return true;
+      }
     } else if (memory.pending()) {
       memory.background_step(ctx.now);
     }
   }
   if (!ctx.server.snapshots.last_bgsave_ok()) [[unlikely]] {
-    if (refused_for_disk(ctx, command)) return reject(ctx, &command, errors::kMisconf);
+    if (refused_for_disk(ctx, command)) {
+      reject(ctx, &command, errors::kMisconf);
+      return true;
+    }
   }
+  if (held_by_pause(ctx, command)) [[unlikely]]
+    return false;
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
     ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
     ctx.reply.simple("QUEUED");
-    return;
+    return true;
   }
   execute_now(ctx, command);
+  return true;
 }
 
 void for_each_command_stats(const ServerStats& stats,

@@ -26,7 +26,9 @@ const CommandSpec* find_command(std::string_view name);
 std::span<const CommandSpec* const> all_commands();
 
 // Runs one command from a client (args[0] is its name).
-void execute(CommandContext& ctx);
+// Runs (or queues, or refuses) one command. False, with nothing run or answered, when CLIENT
+// PAUSE holds it back: the caller keeps the command and calls again after the pause.
+bool execute(CommandContext& ctx);
 // What execute() would run for these args; false when nothing can, with the reply in `error`.
 bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::string& error);
 // Runs a resolved command without the queueing and auth checks: EXEC's queued commands.
