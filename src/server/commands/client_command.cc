@@ -124,7 +124,7 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
                 static_cast<long long>((ctx.unix_ms - c.created_ms) / 1000),
                 static_cast<long long>((ctx.unix_ms - c.last_active_ms) / 1000), flags.c_str(),
                 c.db, multi, qbuf, qbuf_free, argv_mem, multi_mem, rbs, obl, obl, omem, tot_mem,
-                obl > 0 ? "w" : "");
+                c.output_buffer_bytes.load(std::memory_order_relaxed) > 0 ? "w" : "");
   out.append(line).append(cmd);
   std::snprintf(line, sizeof(line), " user=default redir=-1 resp=%d\n", c.protocol);
   out.append(line);
