@@ -10,6 +10,7 @@
 #   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
+#   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
@@ -30,7 +31,7 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -136,6 +137,12 @@ bench-maxmemory: build-release
 # RSS growth against Redis's fork). About 3 minutes; shorter: BENCH_ARGS="--keys 200000 --reps 3".
 bench-snapshot: build-release
 	python3 bench/server/run_snapshot_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# BGSAVE of 1 M keys and GET p99 on an idle machine and beside two CPU burners, whether the
+# snapshot writer's worker starves (docs/performance.md). About 2 minutes; builds side by side:
+# BENCH_ARGS="--compare a=/tmp/a/chronocached b=/tmp/b/chronocached".
+bench-bgsave-load: build-release
+	python3 bench/server/run_bgsave_load_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).
