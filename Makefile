@@ -139,7 +139,8 @@ bench-snapshot: build-release
 	python3 bench/server/run_snapshot_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # BGSAVE of 1 M keys and GET p99 on an idle machine and beside two CPU burners, whether the
-# snapshot writer's worker starves (docs/performance.md). About 2 minutes; builds side by side:
+# snapshot writer's worker starves (docs/performance.md). About a minute (several when the
+# worker starves: a BGSAVE then takes 1-2 minutes); builds side by side:
 # BENCH_ARGS="--compare a=/tmp/a/chronocached b=/tmp/b/chronocached".
 bench-bgsave-load: build-release
 	python3 bench/server/run_bgsave_load_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)

@@ -48,7 +48,6 @@ import os
 import pathlib
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -212,8 +211,8 @@ def at_niceness(niceness):
 def start_burners(count, pinned):
     """CPU-bound processes at niceness 0 in this session (the server's autogroup). Pinned, burner
     i runs on CPU i mod cores: every CPU, the server's included, has a hog, as under `make -j`
-    on all cores. Unpinned, the load balancer places them, and it often leaves the server's CPU
-    to one of them only part of the time (the same binary's BGSAVE took 3.6 s or 37 s)."""
+    on all cores. Unpinned, the load balancer places them, and how much of the time the
+    server's CPU has one varies from run to run."""
     burners = []
     for i in range(count):
         argv = [sys.executable, "-c", BURNER]
