@@ -92,12 +92,14 @@ class SnapshotWriter {
   //
   // SCHED_IDLE gets ~0.3 % of a CPU that a nice-0 process wants (weight 3 against 1024), and
   // add() on the loop waits for it once kBlocksInFlight blocks queue up: the BGSAVE crawls and
-  // the loop stalls with it. Raising it when the queue backs up fails twice: the worker holds
-  // mu_ while it is back at SCHED_IDLE (an inversion that stalls the loop's add()), and leaving
-  // SCHED_IDLE needs CAP_SYS_NICE (sched(7)), which a server rarely has. Lowering priority, as
-  // both static models do, needs no permission. Nice +5 over SCHED_BATCH at nice 0: the same
-  // under burners, and under the server's own load it takes a third of what the loop takes
-  // where SCHED_BATCH takes as much (run_snapshot_bench.py, docs/performance.md).
+  // the loop stalls with it. Raising it when the queue backs up did not hold: a worker back at
+  // SCHED_IDLE can be preempted for long while it holds mu_, which add() then waits for (the
+  // likely cause of its p99), and leaving SCHED_IDLE needs CAP_SYS_NICE (sched(7)), which a
+  // server rarely has (it worked here only because the benchmark ran as root). Lowering
+  // priority, as both static models do, needs no permission. Nice +5 over SCHED_BATCH at nice
+  // 0, which measured the same: when the loop itself is busy on a core it shares with the
+  // worker, nice +5 leaves the loop three quarters of it where SCHED_BATCH leaves half (from
+  // the weights; run_snapshot_bench.py could not separate them on the shared machine).
   static constexpr int kBackgroundNiceSteps = 5;
 
  private:
