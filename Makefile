@@ -13,6 +13,7 @@
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
+#   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
@@ -34,7 +35,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -156,6 +157,13 @@ bench-loop: setup
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j2 --target loop_bench
 	python3 bench/loop/run_loop_bench.py --binary build/release/bench/loop/loop_bench $(BENCH_ARGS)
+
+# BGSAVE of 1 M keys and GET p99 on an idle machine and beside two CPU burners, whether the
+# snapshot writer's worker starves (docs/performance.md). About a minute (several when the
+# worker starves: a BGSAVE then takes 1-2 minutes); builds side by side:
+# BENCH_ARGS="--compare a=/tmp/a/chronocached b=/tmp/b/chronocached".
+bench-bgsave-load: build-release
+	python3 bench/server/run_bgsave_load_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).

@@ -1,17 +1,37 @@
 #include "persistence/snapshot_writer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <utility>
 
 #include <lz4.h>
-#include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per block
 #include <xxhash.h>
 #include <zstd.h>
 
 namespace chronocache::persistence {
+
+namespace {
+
+// Makes the calling thread background work: out of a real-time class it inherited, then
+// `steps` nice values below where it was created (Linux keeps nice per thread, and a thread
+// starts at its creator's). Lowering priority needs no permission; failures are ignored.
+void become_background(int steps) {
+  const int policy = sched_getscheduler(0);
+  if (policy == SCHED_FIFO || policy == SCHED_RR) {
+    const sched_param normal{};
+    sched_setscheduler(0, SCHED_OTHER, &normal);
+  }
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, 0);  // -1 is a valid niceness: errno tells
+  if (errno != 0) return;
+  setpriority(PRIO_PROCESS, 0, std::min(nice + steps, 19));
+}
+
+}  // namespace
 
 std::unique_ptr<SnapshotWriter> SnapshotWriter::open(const std::string& path,
                                                      std::int64_t created_unix_ms,
@@ -188,10 +208,7 @@ void SnapshotWriter::fail(std::string reason) {
 }
 
 void SnapshotWriter::worker_loop() {
-  if (options_.idle_priority) {
-    const sched_param idle{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  // best effort
-  }
+  if (options_.background_priority) become_background(kBackgroundNiceSteps);
   MutexLock lock(mu_);
   for (;;) {
     while (queue_.empty() && !stopping_ && !commit_requested_) work_ready_.wait(mu_);

@@ -23,12 +23,12 @@ using chronocache::TimePoint;
 namespace {
 
 // The format's measured defaults (LZ4, 128 KiB blocks, a worker thread, fsync at commit). The
-// worker compresses and writes only when the event loop leaves the CPU free: pinned to one core
-// with the loop at normal priority, it took whole scheduler slices from it (docs/performance.md,
-// BGSAVE under load).
+// worker runs as background work, five nice steps below the loop that starts it: at the loop's
+// priority it took whole scheduler slices from it, and under SCHED_IDLE it starved whenever other
+// processes loaded the machine (docs/performance.md, "BGSAVE beside CPU-bound processes").
 persistence::WriterOptions writer_options() {
   persistence::WriterOptions options;
-  options.idle_priority = true;
+  options.background_priority = true;
   return options;
 }
 
