@@ -2,7 +2,6 @@
 
 #include <sys/eventfd.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -128,21 +127,9 @@ void Loop::hand_over(int fd, std::uint64_t id) {
 
 // ---- The state lock ---------------------------------------------------------------------------
 
-// A batch holds the lock for about a microsecond; a waiter that sleeps on it pays a futex wait,
-// a wake-up system call from the holder and two context switches, several times that. So a
-// waiter first retries for about as long as one batch, then sleeps.
-void Loop::lock_state() CC_NO_THREAD_SAFETY_ANALYSIS {
-  constexpr int kSpins = 64;
-  for (int i = 0; i < kSpins; ++i) {
-    if (state_.mu.try_lock()) return;
-    _mm_pause();
-  }
-  state_.mu.lock();
-}
-
 void Loop::enter() {
   const std::uint64_t asked = cycles_now();
-  lock_state();
+  state_.mu.lock();
   entered_at_ = cycles_now();
   ++state_.stats.lock_acquisitions;
   state_.stats.lock_wait_cycles += entered_at_ - asked;

@@ -76,7 +76,6 @@ class Loop final : public SessionHost {
     bool pause_lifted = false;                               // CLIENT UNPAUSE: run what waited
   };
 
-  void lock_state() CC_ACQUIRE(state_.mu);  // the state lock, spinning briefly first
   void on_wakeup();
   void after_batch();
   void read_mail();
