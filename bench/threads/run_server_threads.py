@@ -15,7 +15,9 @@ For each pipeline depth (1 and 16), SET then GET, every server in turn, repeated
     redis-benchmark --threads 2 -c 100 -n REQUESTS -r KEYS -d 16 -P DEPTH -t set|get --csv
 Reported (medians over the repetitions): requests/s, p50 and p99 (ms, redis-benchmark's --csv
 columns), and server CPU microseconds per request (utime + stime from /proc/PID/stat across the
-run, all the server's threads, divided by the requests). Then the ratios the issue's targets name:
+run, all the server's threads, divided by the requests); for chronocached also its state lock's
+figures (INFO state_lock_*: time held and waited for, per request), the inputs of the scaling
+model in docs/design/server.md. Then the ratios the issue's targets name:
 ours-t2 / ours-t1 for throughput and CPU, and ours / redis-io2 for throughput.
 
 Note redis-server's io-threads: Redis 7 only activates them when there are enough pending writes
@@ -54,7 +56,20 @@ def start_servers(args):
     ]
 
 
+def lock_figures(server):
+    """chronocached's INFO figures for its state lock: {acquisitions, held_usec, wait_usec}."""
+    out = subprocess.run(["redis-cli", "-p", str(server.port), "INFO", "stats"],
+                         capture_output=True, text=True).stdout
+    fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    return {k: int(fields.get(f"state_lock_{k}", 0))
+            for k in ("acquisitions", "held_usec", "wait_usec")}
+
+
 def run_benchmark(server, test, pipeline, requests, args):
+    ours = server.name.startswith("ours")
+    if ours:
+        subprocess.run(["redis-cli", "-p", str(server.port), "CONFIG", "RESETSTAT"],
+                       capture_output=True)
     command = [args.redis_benchmark, "-h", "127.0.0.1", "-p", str(server.port), "--threads", "2",
                "-c", str(args.clients), "-n", str(requests), "-r", str(args.keys), "-d", "16",
                "-P", str(pipeline), "-t", test, "--csv"]
@@ -65,9 +80,15 @@ def run_benchmark(server, test, pipeline, requests, args):
     if done.returncode != 0 or len(rows) != 1:
         sys.exit(f"redis-benchmark failed: {' '.join(command)}\n{done.stdout}\n{done.stderr}")
     row = rows[0]
-    return {"rps": float(row["rps"]), "p50": float(row["p50_latency_ms"]),
-            "p99": float(row["p99_latency_ms"]),
-            "cpu_us": (cpu_after - cpu_before) * 1e6 / requests}
+    result = {"rps": float(row["rps"]), "p50": float(row["p50_latency_ms"]),
+              "p99": float(row["p99_latency_ms"]),
+              "cpu_us": (cpu_after - cpu_before) * 1e6 / requests}
+    if ours:
+        lock = lock_figures(server)
+        result["held_us"] = lock["held_usec"] / requests
+        result["wait_us"] = lock["wait_usec"] / requests
+        result["per_batch"] = requests / max(1, lock["acquisitions"])
+    return result
 
 
 def main():
@@ -118,6 +139,18 @@ def main():
                       f"{median(pipeline, test, name, 'p50'):.3f} | "
                       f"{median(pipeline, test, name, 'p99'):.3f} | "
                       f"{median(pipeline, test, name, 'cpu_us'):.2f} |")
+    print()
+    print("The state lock, per request (INFO state_lock_*, reset before each run): µs held, µs "
+          "waited by a loop that found it taken, requests per acquisition")
+    print("| pipeline | test | server | held µs/req | waited µs/req | requests per hold |")
+    print("|---|---|---|---|---|---|")
+    for pipeline in (1, 16):
+        for test in ("set", "get"):
+            for name in ("ours-t1", "ours-t2"):
+                print(f"| {pipeline} | {test.upper()} | {name} | "
+                      f"{median(pipeline, test, name, 'held_us'):.3f} | "
+                      f"{median(pipeline, test, name, 'wait_us'):.3f} | "
+                      f"{median(pipeline, test, name, 'per_batch'):.1f} |")
     print()
     print("| pipeline | test | t2/t1 requests/s | t2/t1 CPU per request | ours-t2 / redis-io2 "
           "requests/s | ours-t1 / redis CPU per request |")
