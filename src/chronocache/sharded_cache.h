@@ -102,27 +102,13 @@ class ShardedCache {
 
   // The live value, copied under the shard's shared side. Writes only this thread's stripe.
   template <class Q>
-  std::optional<V> get(const Q& key) {
+  CC_ALWAYS_INLINE std::optional<V> get(const Q& key) {
     const TimePoint now = clock_.now();
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
     ReadMostlyLock::Stripe& stripe = slot.lock.stripe_of_this_thread();
-    std::optional<V> value;
     bool log_full = false;
-    {
-      ReadMostlyLock::Reader reader(slot.lock, stripe);
-      const typename Shard::Peek hit = std::as_const(*slot.cache).peek_prehashed(key, h, now);
-      if (hit) [[likely]] {
-        value.emplace(hit.value());
-        stripe.hits.fetch_add(1, std::memory_order_relaxed);
-        if constexpr (SharedAccessPolicy<Policy>)
-          std::as_const(*slot.cache).policy().on_shared_access(hit.meta());
-        else
-          log_full = !log_access(stripe, hit.id());
-      } else {
-        stripe.misses.fetch_add(1, std::memory_order_relaxed);
-      }
-    }
+    std::optional<V> value = read_locked(slot, stripe, key, h, now, log_full);
     if (log_full) [[unlikely]]
       replay_when_free(slot);
     return value;
@@ -130,7 +116,7 @@ class ShardedCache {
 
   // Whether a live entry is there; counts nothing and tells the policy nothing (as Cache).
   template <class Q>
-  bool contains(const Q& key) {
+  CC_ALWAYS_INLINE bool contains(const Q& key) {
     const TimePoint now = clock_.now();
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
@@ -238,13 +224,31 @@ class ShardedCache {
   std::size_t shard_index(std::uint64_t h) const noexcept {
     return static_cast<std::size_t>(h >> 20) & (shard_count_ - 1);
   }
-  ShardSlot& shard_of(Hashed h) noexcept { return shards_[shard_index(h.value)]; }
+  CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept { return shards_[shard_index(h.value)]; }
 
   // Every shard hashes alike, and hash_of() reads only the hash function, which is set when the
   // shard is built and never written after: no lock needed, which the analysis cannot know.
   template <class Q>
-  std::uint64_t hash_of(const Q& key) const CC_NO_THREAD_SAFETY_ANALYSIS {
+  CC_ALWAYS_INLINE std::uint64_t hash_of(const Q& key) const CC_NO_THREAD_SAFETY_ANALYSIS {
     return shards_[0].cache->hash_of(key);
+  }
+
+  template <class Q>
+  CC_ALWAYS_INLINE std::optional<V> read_locked(ShardSlot& slot, ReadMostlyLock::Stripe& stripe,
+                                                const Q& key, Hashed h, TimePoint now,
+                                                bool& log_full) {
+    ReadMostlyLock::Reader reader(slot.lock, stripe);
+    const typename Shard::Peek hit = std::as_const(*slot.cache).peek_prehashed(key, h, now);
+    if (!hit) [[unlikely]] {
+      stripe.misses.fetch_add(1, std::memory_order_relaxed);
+      return std::nullopt;
+    }
+    stripe.hits.fetch_add(1, std::memory_order_relaxed);
+    if constexpr (SharedAccessPolicy<Policy>)
+      std::as_const(*slot.cache).policy().on_shared_access(hit.meta());
+    else
+      log_full = !log_access(stripe, hit.id());
+    return hit.value();
   }
 
   // Records a hit on `id` in the reader's stripe; false when the log was full (the hit dropped).
