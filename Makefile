@@ -22,7 +22,8 @@ JOBS ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
-                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev
+                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev \
+                libtbb-dev
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -30,7 +31,7 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-threads-engine bench-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -114,6 +115,13 @@ bench: build-release
 # Instructions per operation under callgrind: the figure that does not move with machine noise.
 bench-instructions: build-release
 	python3 bench/engine/run_instruction_counts.py --build-dir build/release
+
+# ShardedCache reads and writes at 1 and 2 threads against tbb::concurrent_hash_map and a
+# mutex-sharded boost::unordered_flat_map (bench/threads/threads_bench.cc); builds only its binary.
+bench-threads-engine:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target threads_bench
+	build/release/bench/threads_bench --commit $$(git rev-parse --short HEAD) $(BENCH_ARGS)
 
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only
