@@ -69,8 +69,8 @@ class ShardedCache {
   using key_type = K;
   using mapped_type = V;
 
-  // `shard_count` is rounded up to a power of two. `reader_stripes` per shard: 0 picks twice the
-  // hardware threads (ReadMostlyLock); more threads than stripes still work, sharing lines.
+  // `shard_count` is rounded up to a power of two. `reader_stripes` per shard: 0 picks the hardware
+  // threads (ReadMostlyLock); more threads than stripes still work, sharing lines.
   explicit ShardedCache(CacheOptions options = {}, std::size_t shard_count = 16,
                         ClockT clock = ClockT(), std::size_t reader_stripes = 0)
       : shard_count_(std::bit_ceil(shard_count == 0 ? 1 : shard_count)),
