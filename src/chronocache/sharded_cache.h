@@ -19,12 +19,13 @@
 //   * hits and misses: per-stripe relaxed counters, summed by stats();
 //   * the policy's hit: a policy with on_shared_access (Sieve, S3Fifo: one relaxed atomic store,
 //     only when a bit changes; TtlOnly: nothing) is told at once. Every other policy (Lru, Lfu,
-//     WTinyLfu, SwitchablePolicy) gets the hit's SlotId in the stripe's lossy log (26 entries),
+//     WTinyLfu, SwitchablePolicy) gets the hit's SlotId in the stripe's lossy log (12 entries),
 //     replayed through on_access under the shard's writer mutex by the next writer of the shard,
 //     or by a reader that filled its log and wins a try_lock; hits arriving at a full log are
 //     dropped, as in Caffeine's read buffers. Why a logged SlotId is still valid when replayed:
-//     every write section of the shard replays and clears every log before it changes anything,
-//     so an entry in a log was recorded after the shard's last change.
+//     every write section of the shard replays the logs and starts a new generation before it
+//     changes anything, and only entries of the current generation are replayed, so a replayed
+//     entry was recorded after the shard's last change (replay_logged_hits has the argument).
 //
 // Concurrency contract, call by call ("exclusive": the shard's writer side, which waits for the
 // shard's readers; "mutex": the shard's writer mutex only, which excludes writers but runs beside
@@ -252,34 +253,49 @@ class ShardedCache {
   }
 
   // Records a hit on `id` in the reader's stripe; false when the log was full (the hit dropped).
+  // The entry carries the stripe's generation as this reader saw it (acquire: a reader that sees
+  // a replay's new generation also sees its reset of `logged`).
   static bool log_access(ReadMostlyLock::Stripe& stripe, SlotId id) noexcept {
     if (stripe.logged.load(std::memory_order_relaxed) >= ReadMostlyLock::kLogCapacity) return false;
+    const std::uint64_t generation = stripe.generation.load(std::memory_order_acquire);
     const std::uint32_t at = stripe.logged.fetch_add(1, std::memory_order_relaxed);
     if (at >= ReadMostlyLock::kLogCapacity) return false;
-    stripe.log[at].store(id + 1, std::memory_order_relaxed);
+    stripe.log[at].store(generation << 32 | (std::uint64_t{id} + 1), std::memory_order_relaxed);
     return true;
   }
 
-  // Replays every stripe's logged hits into the policy and empties the logs. Called with the
-  // shard's writer mutex held: either in a write section (no reader inside), or beside fast
-  // readers, which is safe because for a logged policy they read only the table and the policy
-  // reads the table and writes only its own state and the slots' Meta, which readers of logged
-  // policies never read. Entries a reader is writing meanwhile (claimed, not stored yet) are
-  // picked up by the next replay. (Unchecked: the analysis sees a shared hold and a call that is
-  // not const; the argument above is why it is safe.)
+  // Replays every stripe's logged hits into the policy, empties the logs and starts a new
+  // generation. Called with the shard's writer mutex held: either in a write section (no reader
+  // inside), or beside fast readers, which is safe because for a logged policy they read only
+  // the table and the policy reads the table and writes only its own state and the slots' Meta,
+  // which readers of logged policies never read.
+  // Why a replayed id still names the entry it was logged for: an entry is replayed only if it
+  // carries the current generation, so it was logged by a read section after the last replay;
+  // every write section replays (and so bumps the generation) before it changes the table, and
+  // starts only once that read section ended, so the table has not changed since the entry was
+  // logged. A reader beside a concurrent replay may claim a slot and store its entry after the
+  // replay passed it (or after the reset of `logged`): the entry carries the old generation, or
+  // lies beyond `logged`, and is never replayed; a hit lost, as when the log is full.
+  // (Unchecked: the analysis sees a shared hold and a call that is not const; the argument above
+  // is why it is safe.)
   void replay_logged_hits(ShardSlot& slot) CC_NO_THREAD_SAFETY_ANALYSIS {
     if constexpr (!SharedAccessPolicy<Policy>) {
       for (std::size_t s = 0; s < slot.lock.stripe_count(); ++s) {
         ReadMostlyLock::Stripe& stripe = slot.lock.stripe(s);
+        // Only replays write the generation, and they hold the writer mutex: relaxed suffices.
+        const std::uint32_t generation = stripe.generation.load(std::memory_order_relaxed);
         const std::uint32_t logged = stripe.logged.load(std::memory_order_relaxed);
-        if (logged == 0) continue;
-        const std::uint32_t end =
-            logged < ReadMostlyLock::kLogCapacity ? logged : ReadMostlyLock::kLogCapacity;
-        for (std::uint32_t i = 0; i < end; ++i) {
-          const std::uint32_t entry = stripe.log[i].exchange(0, std::memory_order_relaxed);
-          if (entry != 0) slot.cache->note_access(entry - 1);
+        if (logged != 0) {
+          const std::uint32_t end =
+              logged < ReadMostlyLock::kLogCapacity ? logged : ReadMostlyLock::kLogCapacity;
+          for (std::uint32_t i = 0; i < end; ++i) {
+            const std::uint64_t entry = stripe.log[i].exchange(0, std::memory_order_relaxed);
+            if (entry != 0 && (entry >> 32) == generation)
+              slot.cache->note_access(static_cast<SlotId>(entry) - 1);
+          }
+          stripe.logged.store(0, std::memory_order_relaxed);
         }
-        stripe.logged.store(0, std::memory_order_relaxed);
+        stripe.generation.store(generation + 1, std::memory_order_release);
       }
     }
   }

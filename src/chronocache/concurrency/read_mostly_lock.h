@@ -64,7 +64,7 @@ namespace chronocache {
 class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
  public:
   // Slots a stripe's access log keeps before further entries are dropped.
-  static constexpr std::size_t kLogCapacity = 26;
+  static constexpr std::size_t kLogCapacity = 12;
   static constexpr std::uint32_t kWriterBit = std::uint32_t{1} << 31;
 
   // One reader stripe: two cache lines written only by the threads mapped to it (and by
@@ -74,9 +74,11 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     std::atomic<std::uint32_t> logged{0};  // log entries claimed (may exceed kLogCapacity)
     std::atomic<std::uint64_t> hits{0};
     std::atomic<std::uint64_t> misses{0};
-    // Accessed slot ids + 1 (0: empty). Entries are claimed with logged.fetch_add and
-    // cleared by the replay with exchange, so a replay never reads one twice.
-    std::atomic<std::uint32_t> log[kLogCapacity] = {};
+    // Bumped by every replay of the log: an entry counts only if it carries the current one.
+    std::atomic<std::uint32_t> generation{0};
+    // Accessed slots: generation << 32 | (slot id + 1); 0: empty. Claimed with
+    // logged.fetch_add, consumed by the replay with exchange.
+    alignas(8) std::atomic<std::uint64_t> log[kLogCapacity] = {};
   };
   static_assert(sizeof(Stripe) == 128, "two cache lines per stripe: the counters, then the log");
 
