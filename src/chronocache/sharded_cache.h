@@ -21,11 +21,12 @@
 //     only when a bit changes; TtlOnly: nothing) is told at once. Every other policy (Lru, Lfu,
 //     WTinyLfu, SwitchablePolicy) gets the hit's SlotId in the stripe's lossy log (12 entries),
 //     replayed through on_access under the shard's writer mutex by the next writer of the shard,
-//     or by a reader that filled its log and wins a try_lock; hits arriving at a full log are
-//     dropped, as in Caffeine's read buffers. Why a logged SlotId is still valid when replayed:
-//     every write section of the shard replays the logs and starts a new generation before it
-//     changes anything, and only entries of the current generation are replayed, so a replayed
-//     entry was recorded after the shard's last change (replay_logged_hits has the argument).
+//     or (its own stripe) by a reader that filled its log and wins a try_lock; hits arriving at a
+//     full log are dropped, as in Caffeine's read buffers. Why a logged SlotId is still valid when
+//     replayed: every write section of the shard replays the logs and starts a new generation
+//     before it changes anything, and only entries of the current generation are replayed, so a
+//     replayed entry was recorded after the shard's last change (replay_logged_hits has the
+//     argument).
 //
 // Concurrency contract, call by call ("exclusive": the shard's writer side, which waits for the
 // shard's readers; "mutex": the shard's writer mutex only, which excludes writers but runs beside
@@ -111,7 +112,7 @@ class ShardedCache {
     bool log_full = false;
     std::optional<V> value = read_locked(slot, stripe, key, h, now, log_full);
     if (log_full) [[unlikely]]
-      replay_when_free(slot);
+      replay_when_free(slot, stripe);
     return value;
   }
 
@@ -276,34 +277,37 @@ class ShardedCache {
   // logged. A reader beside a concurrent replay may claim a slot and store its entry after the
   // replay passed it (or after the reset of `logged`): the entry carries the old generation, or
   // lies beyond `logged`, and is never replayed; a hit lost, as when the log is full.
-  // (Unchecked: the analysis sees a shared hold and a call that is not const; the argument above
-  // is why it is safe.)
-  void replay_logged_hits(ShardSlot& slot) CC_NO_THREAD_SAFETY_ANALYSIS {
+  // (replay_stripe is unchecked: the analysis sees a shared hold and a call that is not const;
+  // the argument above is why it is safe.)
+  void replay_logged_hits(ShardSlot& slot) {
     if constexpr (!SharedAccessPolicy<Policy>) {
-      for (std::size_t s = 0; s < slot.lock.stripe_count(); ++s) {
-        ReadMostlyLock::Stripe& stripe = slot.lock.stripe(s);
-        // Only replays write the generation, and they hold the writer mutex: relaxed suffices.
-        const std::uint32_t generation = stripe.generation.load(std::memory_order_relaxed);
-        const std::uint32_t logged = stripe.logged.load(std::memory_order_relaxed);
-        if (logged != 0) {
-          const std::uint32_t end =
-              logged < ReadMostlyLock::kLogCapacity ? logged : ReadMostlyLock::kLogCapacity;
-          for (std::uint32_t i = 0; i < end; ++i) {
-            const std::uint64_t entry = stripe.log[i].exchange(0, std::memory_order_relaxed);
-            if (entry != 0 && (entry >> 32) == generation)
-              slot.cache->note_access(static_cast<SlotId>(entry) - 1);
-          }
-          stripe.logged.store(0, std::memory_order_relaxed);
-        }
-        stripe.generation.store(generation + 1, std::memory_order_release);
-      }
+      for (std::size_t s = 0; s < slot.lock.stripe_count(); ++s)
+        replay_stripe(slot, slot.lock.stripe(s));
     }
   }
-  // A reader whose log filled up replays the shard's logs if no writer (or other replay) holds
-  // the shard's mutex; otherwise whoever holds it replays them soon.
-  [[gnu::noinline]] void replay_when_free(ShardSlot& slot) {
+  void replay_stripe(ShardSlot& slot, ReadMostlyLock::Stripe& stripe) CC_NO_THREAD_SAFETY_ANALYSIS {
+    // Only replays write the generation, and they hold the writer mutex: relaxed suffices.
+    const std::uint32_t generation = stripe.generation.load(std::memory_order_relaxed);
+    const std::uint32_t logged = stripe.logged.load(std::memory_order_relaxed);
+    if (logged != 0) {
+      const std::uint32_t end =
+          logged < ReadMostlyLock::kLogCapacity ? logged : ReadMostlyLock::kLogCapacity;
+      for (std::uint32_t i = 0; i < end; ++i) {
+        const std::uint64_t entry = stripe.log[i].exchange(0, std::memory_order_relaxed);
+        if (entry != 0 && (entry >> 32) == generation)
+          slot.cache->note_access(static_cast<SlotId>(entry) - 1);
+      }
+      stripe.logged.store(0, std::memory_order_relaxed);
+    }
+    stripe.generation.store(generation + 1, std::memory_order_release);
+  }
+  // A reader whose log filled up replays it if no writer (or other replay) holds the shard's
+  // mutex; otherwise the next writer replays it. Its own stripe only: the others' lines stay
+  // where they are (the generation argument above holds stripe by stripe), so a read-only
+  // workload under a logged policy writes only the mutex line, once per kLogCapacity hits.
+  [[gnu::noinline]] void replay_when_free(ShardSlot& slot, ReadMostlyLock::Stripe& stripe) {
     if (!slot.lock.try_lock_shared_slow()) return;
-    replay_logged_hits(slot);
+    replay_stripe(slot, stripe);
     slot.lock.unlock_shared_slow();
   }
 
