@@ -26,7 +26,8 @@ JOBS ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind \
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
-                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev
+                pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev \
+                libtbb-dev
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -35,7 +36,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -123,6 +124,13 @@ bench: build-release
 bench-instructions: build-release
 	python3 bench/engine/run_instruction_counts.py --build-dir build/release
 
+# ShardedCache reads and writes at 1 and 2 threads against tbb::concurrent_hash_map and a
+# mutex-sharded boost::unordered_flat_map (bench/threads/threads_bench.cc); builds only its binary.
+bench-threads-engine: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target threads_bench
+	build/release/bench/threads_bench --commit $$(git rev-parse --short HEAD) $(BENCH_ARGS)
+
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only
 
@@ -135,6 +143,9 @@ bench-server: build-release
 # one redis-benchmark --threads 2 -c 100 load; the engine half is bench-threads-engine.
 bench-threads-server: build-release
 	python3 bench/threads/run_server_threads.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# Both halves: the engine's ShardedCache, then the server (BENCH_ARGS goes to each).
+bench-threads: bench-threads-engine bench-threads-server
 
 # Proactive expiry against redis-server's (docs/performance.md): keys gone within 1 s of their
 # deadline, GET p99 and CPU while 1 M keys expire. About 1.5 minutes.

@@ -29,6 +29,8 @@ LAYERS = {
     "chronocache/expiry/": ["chronocache/base/", "chronocache/clock/"],
     "chronocache/memory/": ["chronocache/base/"],
     "chronocache/policy/": ["chronocache/base/"],
+    # Locks for concurrent readers (ShardedCache's ReadMostlyLock): base/ only.
+    "chronocache/concurrency/": ["chronocache/base/"],
     "chronocache/table/": ["chronocache/base/", "chronocache/clock/", "chronocache/expiry/"],
     "chronocache/": ["chronocache/"],
     # Snapshot files on the engine; the simulator beside the server, neither seeing the other.

@@ -7,7 +7,8 @@
 // workloads are those of engine_bench, so the two measure the same code.
 //
 //   engine_ops <peer> <scenario> <ops>      scenarios: putSingle getHit GetMiss getRandomKeys
-//   mixedZipf
+//   mixedZipf; peers: those of engine_bench. engine_ops_sharded, built from this file with
+//   CC_ENGINE_OPS_SHARDED, has the one peer chronocache_sharded (ShardedCache).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,9 @@
 #include "bench/common/sinks.h"
 #include "bench/common/workloads.h"
 #include "bench/engine/peers/all_peers.h"
+#ifdef CC_ENGINE_OPS_SHARDED
+#include "bench/engine/peers/sharded_peer.h"
+#endif
 
 namespace chronocache::bench {
 namespace {
@@ -106,7 +110,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   int status = -1;
-  AllPeers<int, int>::for_each([&](auto tag) {
+#ifdef CC_ENGINE_OPS_SHARDED
+  // A binary of its own: instantiating ShardedCache beside Cache in one program changes how GCC
+  // inlines the Cache template they share (putSingle 80 -> 86 instructions for the Cache peer).
+  using Peers = PeerList<ShardedPeer<int, int>>;
+#else
+  using Peers = AllPeers<int, int>;
+#endif
+  Peers::for_each([&](auto tag) {
     using P = typename decltype(tag)::type;
     if (P::kName == peer_name) status = run<P>(scenario, ops);
   });

@@ -532,6 +532,40 @@ class Cache {
     table_.for_each_candidate(h.value, [&](const Slot& slot) { fn(slot.key); });
   }
 
+  // ---- Reads that write nothing, for concurrent readers (ShardedCache) ----------------------
+  // The live entry of `key` at `now`, or an empty Peek. Const all the way down: counts no hit or
+  // miss, tells the policy nothing, and leaves an expired entry where it is (reported missing;
+  // the next write or sweep removes it). So any number of threads may peek at once while no
+  // thread writes. The Peek is valid until the next call that is not const.
+  class Peek {
+   public:
+    Peek() = default;
+    explicit operator bool() const noexcept { return static_cast<bool>(ref_); }
+    const K& key() const noexcept { return ref_.slot->key; }
+    const V& value() const noexcept { return ref_.slot->value; }
+    const typename Policy::Meta& meta() const noexcept { return ref_.slot->meta; }
+    SlotId id() const noexcept { return ref_.id(); }  // for note_access later
+
+   private:
+    friend class Cache;
+    explicit Peek(Ref ref) noexcept : ref_(ref) {}
+    Ref ref_;
+  };
+  template <class Q>
+  CC_ALWAYS_INLINE Peek peek_prehashed(const Q& key, Hashed h, TimePoint now) const {
+    const Ref ref = table_.find(key, h.value);
+    if (!ref) return Peek();
+    // live_at, with its rare far-deadline lookup left out of line (inlined whole, or called,
+    // it cost a shared read ~10 instructions more: callgrind, engine_ops chronocache_sharded).
+    const bool live = ref.slot->deadline == detail::kNoDeadlineInWindow && !far_.empty()
+                          ? live_at(*ref.slot, now)
+                          : epoch_.is_live_at(ref.slot->deadline, now);
+    return live ? Peek(ref) : Peek();
+  }
+  // Tells the policy of an access a peek found at `id` (Peek::id()). Precondition: nothing but
+  // note_access and const calls ran since that peek, so `id` still names the same entry.
+  void note_access(SlotId id) { policy_.on_access(table_.at(id).slot->meta); }
+
   // Moves a live entry's deadline (kNoExpiry: never expires); a deadline at or before `now`
   // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
   template <class Q>

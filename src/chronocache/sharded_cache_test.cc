@@ -1,14 +1,17 @@
 // Pins ShardedCache (sharded_cache.h): the semantics of Cache, reached through a shard picked by
 // the key's hash; totals (size, stats) summed over shards; max_entries split across them; and
-// correctness with several threads at once (this file also runs under ASan; TSan is next).
+// correctness with several threads at once, readers beside writers, for every policy (this file
+// runs under ASan, TSan and Release).
 #include "chronocache/sharded_cache.h"
 
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -18,9 +21,15 @@
 #include "chronocache/base/thread_annotations.h"
 #include "chronocache/capture.h"
 #include "chronocache/clock/manual_clock.h"
+#include "chronocache/concurrency/read_mostly_lock.h"
 #include "chronocache/options.h"
+#include "chronocache/policy/lfu.h"
 #include "chronocache/policy/lru.h"
+#include "chronocache/policy/s3fifo.h"
+#include "chronocache/policy/sieve.h"
+#include "chronocache/policy/switchable_policy.h"
 #include "chronocache/policy/ttl_only.h"
+#include "chronocache/policy/w_tinylfu.h"
 
 #include <gtest/gtest.h>
 
@@ -119,8 +128,63 @@ TEST(ShardedCache, StatsSumEveryShard) {
   EXPECT_EQ(cache.stats().misses, 50u);
   cache.clock().advance(1s);
   for (int key = 0; key < 100; ++key) (void)cache.get(key);
-  EXPECT_EQ(cache.stats().expired, 100u);
   EXPECT_EQ(cache.stats().misses, 150u);
+  // Reads write nothing: the expired entries stay until a sweep (or a write) meets them.
+  EXPECT_EQ(cache.stats().expired, 0u);
+  EXPECT_EQ(cache.reclaim_expired(std::size_t{1} << 30), 100u);
+  EXPECT_EQ(cache.stats().expired, 100u);
+}
+
+TEST(ShardedCache, AReadReportsAnExpiredEntryMissingAndAWriteRemovesIt) {
+  Sharded cache({}, 1);
+  cache.put(1, 10, 1s);
+  cache.clock().advance(1s);
+  EXPECT_EQ(cache.get(1), std::nullopt);
+  EXPECT_FALSE(cache.contains(1));
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.stats().expired, 0u);
+  EXPECT_FALSE(cache.erase(1));  // the write meets it, counts it expired, removes it
+  EXPECT_EQ(cache.stats().expired, 1u);
+  EXPECT_EQ(cache.stats().misses, 1u);
+}
+
+// Hits that readers logged reach an Lru before the next write decides a victim; a Sieve's
+// visited bit is set by the reader itself. Either way the entry just read survives.
+TEST(ShardedCache, ReadHitsReachThePolicyBeforeTheNextEviction) {
+  ShardedLru lru({.max_entries = 4}, 1);
+  ShardedCache<int, int, Sieve, ManualClock> sieve({.max_entries = 4}, 1);
+  for (int key = 0; key < 4; ++key) {
+    lru.put(key, key, 1h);
+    sieve.put(key, key, 1h);
+  }
+  EXPECT_EQ(lru.get(0), 0);
+  EXPECT_EQ(sieve.get(0), 0);
+  lru.put(4, 4, 1h);
+  sieve.put(4, 4, 1h);
+  EXPECT_TRUE(lru.contains(0));
+  EXPECT_FALSE(lru.contains(1));
+  EXPECT_TRUE(sieve.contains(0));
+  EXPECT_FALSE(sieve.contains(1));
+}
+
+// More hits than a stripe's log holds: the reader that fills it replays the logs itself (no
+// writer is there), so the Lru order still follows every read up to the last.
+TEST(ShardedCache, AFullReadLogIsReplayedByTheReaderThatFilledIt) {
+  ShardedLru cache({.max_entries = 64}, 1);
+  for (int key = 0; key < 64; ++key) cache.put(key, key, 1h);
+  // Reads 0..62 in order, each once, then 63 is the least recent.
+  for (int key = 0; key < 63; ++key) ASSERT_EQ(cache.get(key), key);
+  for (int key = 64; key < 64 + 40; ++key) cache.put(key, key, 1h);
+  // The 40 new keys evicted the 40 least recent: the keys whose hit was dropped (the read that
+  // finds its log full drops its hit, then replays: 12, 25, 38, 51 with a 12-entry log) and the
+  // unread 63, then the oldest reads 0..11, 13..24, 26..36.
+  EXPECT_FALSE(cache.contains(63));
+  std::size_t survivors = 0;
+  for (int key = 39; key < 63; ++key) survivors += cache.contains(key) ? 1 : 0;
+  static_assert(ReadMostlyLock::kLogCapacity == 12, "the key numbers above assume 12");
+  EXPECT_EQ(survivors, 23u);  // 39..50 and 52..62
+  EXPECT_EQ(cache.size(), 64u);
+  EXPECT_EQ(cache.stats().hits, 63u);
 }
 
 TEST(ShardedCache, ClearEmptiesEveryShard) {
@@ -328,6 +392,213 @@ TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
   EXPECT_EQ(sink.duplicates, 0);
   ASSERT_EQ(sink.seen.size(), static_cast<std::size_t>(kKeys));
   for (const auto& [key, value] : sink.seen) ASSERT_EQ(value, key * 2) << key;
+}
+
+// ---- Readers beside writers, for every policy ------------------------------------------------
+// Values encode (key, version): each key has one writer, which stores increasing versions, so a
+// reader can check that what it sees was written for that key and never goes back in time.
+
+template <class Policy>
+class ShardedConcurrency : public testing::Test {};
+
+using ConcurrentPolicies =
+    testing::Types<TtlOnly, Lru, Lfu, Sieve, S3Fifo, WTinyLfu, SwitchablePolicy<Lru, Sieve>>;
+class ConcurrentPolicyNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    if (std::is_same_v<T, TtlOnly>) return "TtlOnly";
+    if (std::is_same_v<T, Lru>) return "Lru";
+    if (std::is_same_v<T, Lfu>) return "Lfu";
+    if (std::is_same_v<T, Sieve>) return "Sieve";
+    if (std::is_same_v<T, S3Fifo>) return "S3Fifo";
+    if (std::is_same_v<T, WTinyLfu>) return "WTinyLfu";
+    return "Switchable";
+  }
+};
+TYPED_TEST_SUITE(ShardedConcurrency, ConcurrentPolicies, ConcurrentPolicyNames);
+
+constexpr std::int64_t kVersions = 1'000'000;  // value = key * kVersions + version
+constexpr int kConcurrentKeys = 4'096;
+
+struct RunResult {
+  bool failed = false;
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+};
+
+// kWriters writers (key % kWriters is a writer's) put increasing versions, and erase every 7th
+// key once in a while; kReaders readers get random keys and check each value. Returns what the
+// readers counted. `last` receives each key's last written version (0: its last write erased it).
+template <class Cache>
+RunResult run_readers_and_writers(Cache& cache, std::vector<std::int64_t>& last, int rounds) {
+  constexpr int kWriters = 2;
+  constexpr int kReaders = 2;
+  last.assign(kConcurrentKeys, 0);
+  std::barrier start(kWriters + kReaders);
+  std::atomic<int> writers_running{kWriters};
+  std::atomic<bool> failed{false};
+  std::atomic<std::uint64_t> hits{0};
+  std::atomic<std::uint64_t> misses{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      start.arrive_and_wait();
+      for (int round = 1; round <= rounds; ++round) {
+        for (int key = w; key < kConcurrentKeys; key += kWriters) {
+          if (key % 7 == 0 && round % 5 == 0) {
+            cache.erase(key);
+            last[key] = 0;
+          } else {
+            cache.put(key, key * kVersions + round, 1h);
+            last[key] = round;
+          }
+        }
+      }
+      writers_running.fetch_sub(1);
+    });
+  }
+  for (int r = 0; r < kReaders; ++r) {
+    threads.emplace_back([&, r] {
+      std::vector<std::int64_t> seen(kConcurrentKeys, 0);  // highest version this reader saw
+      std::mt19937 rng(static_cast<unsigned>(r + 1));
+      std::uint64_t my_hits = 0;
+      std::uint64_t my_misses = 0;
+      start.arrive_and_wait();
+      do {
+        for (int i = 0; i < 1'000; ++i) {
+          const int key = static_cast<int>(rng() % kConcurrentKeys);
+          const std::optional<std::int64_t> value = cache.get(key);
+          if (!value) {
+            ++my_misses;
+            continue;
+          }
+          ++my_hits;
+          const std::int64_t version = *value - key * kVersions;
+          if (version < 1 || version > rounds) failed = true;  // never written for this key
+          if (version < seen[key]) failed = true;              // went back in time
+          seen[key] = version;
+        }
+      } while (writers_running.load() != 0);
+      hits += my_hits;
+      misses += my_misses;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return {failed.load(), hits.load(), misses.load()};
+}
+
+TYPED_TEST(ShardedConcurrency, ReadersSeeOnlyWrittenValuesInOrderAndTheLastWriteWins) {
+  ShardedCache<int, std::int64_t, TypeParam, ManualClock> cache({}, 4);
+  std::vector<std::int64_t> last;
+  const RunResult run = run_readers_and_writers(cache, last, 30);
+  EXPECT_FALSE(run.failed);
+  std::size_t present = 0;
+  for (int key = 0; key < kConcurrentKeys; ++key) {
+    const std::optional<std::int64_t> expected =
+        last[key] == 0 ? std::nullopt : std::optional(key * kVersions + last[key]);
+    ASSERT_EQ(cache.get(key), expected) << key;
+    present += expected ? 1 : 0;
+  }
+  EXPECT_EQ(cache.size(), present);
+  const CacheStats stats = cache.stats();  // the readers' counts, plus the checks just made
+  EXPECT_EQ(stats.hits, run.hits + present);
+  EXPECT_EQ(stats.misses, run.misses + (kConcurrentKeys - present));
+  EXPECT_EQ(stats.evicted, 0u);
+}
+
+// Bounded: evictions run beside the readers (and replay their logged hits). A present key holds
+// its last written value, and the bound holds.
+TYPED_TEST(ShardedConcurrency, ABoundedCacheEvictsBesideReadersAndKeepsLastValues) {
+  if constexpr (std::is_same_v<TypeParam, TtlOnly>) GTEST_SKIP() << "TtlOnly refuses, not evicts";
+  ShardedCache<int, std::int64_t, TypeParam, ManualClock> cache({.max_entries = 1'024}, 4);
+  std::vector<std::int64_t> last;
+  const RunResult run = run_readers_and_writers(cache, last, 20);
+  EXPECT_FALSE(run.failed);
+  std::size_t present = 0;
+  for (int key = 0; key < kConcurrentKeys; ++key) {
+    const std::optional<std::int64_t> value = cache.get(key);
+    if (!value) continue;
+    ++present;
+    ASSERT_NE(last[key], 0) << key;
+    ASSERT_EQ(*value, key * kVersions + last[key]) << key;
+  }
+  EXPECT_LE(present, 1'024u);
+  EXPECT_EQ(cache.size(), present);
+  EXPECT_GT(cache.stats().evicted, 0u);
+}
+
+// A capture begun while writers and readers run is exactly the contents at one instant: every
+// writer stores (key, round) for all its keys in rounds, so the instant's contents are, per
+// writer, some round r for a prefix of its keys and r - 1 for the rest; each key once.
+TYPED_TEST(ShardedConcurrency, ACaptureWhileThreadsReadAndWriteIsOneInstant) {
+  ShardedCache<int, std::int64_t, TypeParam, ManualClock> cache({}, 4);
+  constexpr int kKeysPerWriter = 2'000;
+  constexpr int kWriters = 2;
+  for (int key = 0; key < kKeysPerWriter * kWriters; ++key) cache.put(key, key * kVersions, 1h);
+
+  class Sink final : public CaptureSink<int, std::int64_t> {
+   public:
+    void capture(const int& key, const std::int64_t& value, TimePoint) override {
+      MutexLock lock(mu);
+      if (!seen.emplace(key, value).second) ++duplicates;
+    }
+    Mutex mu;
+    std::map<int, std::int64_t> seen CC_GUARDED_BY(mu);
+    int duplicates CC_GUARDED_BY(mu) = 0;
+  } sink;
+
+  std::atomic<bool> stop{false};
+  std::atomic<bool> failed{false};
+  std::atomic<int> rounds_done{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (std::int64_t round = 1; !stop.load(); ++round) {
+        for (int i = 0; i < kKeysPerWriter; ++i) {
+          const int key = w * kKeysPerWriter + i;
+          cache.put(key, key * kVersions + round, 1h);
+        }
+        rounds_done.fetch_add(1);
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    std::mt19937 rng(7);
+    while (!stop.load()) {
+      const int key = static_cast<int>(rng() % (kKeysPerWriter * kWriters));
+      const std::optional<std::int64_t> value = cache.get(key);
+      if (!value || *value / kVersions != key) failed = true;
+    }
+  });
+  while (rounds_done.load() < 2) std::this_thread::yield();
+  cache.begin_capture(sink);
+  while (!cache.capture_step(128)) std::this_thread::yield();
+  stop = true;
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_FALSE(failed);
+
+  MutexLock lock(sink.mu);
+  EXPECT_EQ(sink.duplicates, 0);
+  ASSERT_EQ(sink.seen.size(), static_cast<std::size_t>(kKeysPerWriter * kWriters));
+  for (int w = 0; w < kWriters; ++w) {
+    // Rounds along the writer's keys: non-increasing, dropping by at most one, once.
+    const std::int64_t first = sink.seen.at(w * kKeysPerWriter) % kVersions;
+    int drops = 0;
+    std::int64_t previous = first;
+    for (int i = 0; i < kKeysPerWriter; ++i) {
+      const int key = w * kKeysPerWriter + i;
+      ASSERT_EQ(sink.seen.at(key) / kVersions, key);
+      const std::int64_t round = sink.seen.at(key) % kVersions;
+      if (round == previous - 1) {
+        ++drops;
+      } else {
+        ASSERT_EQ(round, previous) << "key " << key;
+      }
+      previous = round;
+    }
+    EXPECT_LE(drops, 1) << "writer " << w;
+  }
 }
 
 }  // namespace

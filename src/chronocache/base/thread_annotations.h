@@ -39,6 +39,12 @@
 #define CC_ACQUIRE(...) CC_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define CC_RELEASE(...) CC_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define CC_TRY_ACQUIRE(...) CC_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
+// The same for a shared hold (a reader-writer lock's read side): guarded data may be read, not
+// written, while it is held.
+#define CC_REQUIRES_SHARED(...) CC_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
+#define CC_ACQUIRE_SHARED(...) CC_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
+#define CC_RELEASE_SHARED(...) CC_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
+#define CC_TRY_ACQUIRE_SHARED(...) CC_THREAD_ANNOTATION(try_acquire_shared_capability(__VA_ARGS__))
 // On a function: it checks at run time that the lock is held and aborts otherwise.
 #define CC_ASSERT_CAPABILITY(x) CC_THREAD_ANNOTATION(assert_capability(x))
 // On a function returning a lock by reference: the lock it returns.

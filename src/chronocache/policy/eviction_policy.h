@@ -41,4 +41,14 @@ concept EvictionPolicy = std::default_initializable<P> &&
   { const_policy.memory_bytes() } -> std::convertible_to<std::size_t>;
 };
 
+// Optional: a policy whose hit bookkeeping is a few bits it can update with relaxed atomics has
+// `void on_shared_access(const Meta&) const`, which ShardedCache calls from concurrent readers
+// under a shared lock (never beside another hook). Other policies get their hits logged by
+// readers and replayed through on_access under the shard's lock (sharded_cache.h).
+template <class P>
+concept SharedAccessPolicy = EvictionPolicy<P> &&
+    requires(const P& policy, const typename P::Meta& meta) {
+  policy.on_shared_access(meta);
+};
+
 }  // namespace chronocache

@@ -20,6 +20,7 @@
 // reinserts was paid for by a hit).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -56,6 +57,16 @@ class S3Fifo {
   void on_access(Meta& meta) noexcept {
     std::uint32_t& aux = nodes_[meta.node].aux;
     if ((aux & kFreqMask) != kMaxFreq) ++aux;
+  }
+  // on_access for a reader that holds a shared lock (ShardedCache): many may run at once, never
+  // beside a hook above. Stores only when the counter changes (so a hot entry's line is only
+  // read once saturated); two readers racing may count one hit instead of two, which the
+  // 2-bit counter tolerates, and the other bits of aux (fingerprint, queue) change only under
+  // the exclusive lock, so a lost race cannot corrupt them. Const as Sieve's.
+  void on_shared_access(const Meta& meta) const noexcept {
+    std::atomic_ref<std::uint32_t> aux(const_cast<std::uint32_t&>(nodes_[meta.node].aux));
+    const std::uint32_t seen = aux.load(std::memory_order_relaxed);
+    if ((seen & kFreqMask) != kMaxFreq) aux.store(seen + 1, std::memory_order_relaxed);
   }
   void on_erase(Meta& meta) noexcept {
     --((nodes_[meta.node].aux & kInMain) ? main_count_ : small_count_);

@@ -19,6 +19,7 @@
 // per entry plus the 4-byte handle in the slot, as Lru.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -40,6 +41,15 @@ class Sieve {
     return {node};
   }
   void on_access(Meta& meta) noexcept { nodes_[meta.node].aux = kVisited; }
+  // on_access for a reader that holds a shared lock (ShardedCache): many may run at once, never
+  // beside a hook above. The bit is stored only when it changes, so a hot entry's node line is
+  // read, not written, by every hit after the first: readers do not bounce it between cores.
+  // Const because readers hold the cache const; the nodes themselves are never const objects.
+  void on_shared_access(const Meta& meta) const noexcept {
+    std::atomic_ref<std::uint32_t> aux(const_cast<std::uint32_t&>(nodes_[meta.node].aux));
+    if (aux.load(std::memory_order_relaxed) != kVisited)
+      aux.store(kVisited, std::memory_order_relaxed);
+  }
   void on_erase(Meta& meta) noexcept {
     // The hand moves on to the next newer entry (or back to the start when it was the newest).
     if (hand_ == meta.node) hand_ = nodes_[meta.node].prev;

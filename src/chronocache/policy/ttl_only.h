@@ -16,6 +16,7 @@ struct TtlOnly {
 
   Meta on_insert(SlotId, std::uint64_t) noexcept { return {}; }
   void on_access(Meta&) noexcept {}
+  void on_shared_access(const Meta&) const noexcept {}  // a concurrent read (ShardedCache)
   void on_erase(Meta&) noexcept {}
   void on_move(Meta&, SlotId) noexcept {}
   std::optional<SlotId> pick_victim() noexcept { return std::nullopt; }
