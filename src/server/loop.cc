@@ -159,9 +159,10 @@ void Loop::refresh_clock() {
   unix_ms_ = state_.clock.unix_ms();
 }
 
+// One eventfd write per burst of mail, to this loop too: mail posted from inside read_mail() or
+// a tick (a resumed or paused client's commands) must not wait for the next socket event.
 void Loop::post(Loop& to) {
-  to.has_mail_.store(true, std::memory_order_release);
-  if (&to != this) to.waker_->wake();
+  if (!to.has_mail_.exchange(true, std::memory_order_acq_rel)) to.waker_->wake();
 }
 
 void Loop::route_requests() {
