@@ -33,6 +33,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/policy_names.h"
+
 namespace chronocache {
 namespace {
 
@@ -403,20 +405,7 @@ class ShardedConcurrency : public testing::Test {};
 
 using ConcurrentPolicies =
     testing::Types<TtlOnly, Lru, Lfu, Sieve, S3Fifo, WTinyLfu, SwitchablePolicy<Lru, Sieve>>;
-class ConcurrentPolicyNames {
- public:
-  template <class T>
-  static std::string GetName(int) {
-    if (std::is_same_v<T, TtlOnly>) return "TtlOnly";
-    if (std::is_same_v<T, Lru>) return "Lru";
-    if (std::is_same_v<T, Lfu>) return "Lfu";
-    if (std::is_same_v<T, Sieve>) return "Sieve";
-    if (std::is_same_v<T, S3Fifo>) return "S3Fifo";
-    if (std::is_same_v<T, WTinyLfu>) return "WTinyLfu";
-    return "Switchable";
-  }
-};
-TYPED_TEST_SUITE(ShardedConcurrency, ConcurrentPolicies, ConcurrentPolicyNames);
+TYPED_TEST_SUITE(ShardedConcurrency, ConcurrentPolicies, chronocache::test_support::PolicyNames);
 
 constexpr std::int64_t kVersions = 1'000'000;  // value = key * kVersions + version
 constexpr int kConcurrentKeys = 4'096;

@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/policy_names.h"
+
 namespace chronocache {
 namespace {
 
@@ -36,20 +38,7 @@ class PolicyConformance : public testing::Test {
 
 using AllPolicies = testing::Types<TtlOnly, Lru, Lfu, Sieve, S3Fifo, WTinyLfu>;
 
-class PolicyNames {
- public:
-  template <class T>
-  static std::string GetName(int) {
-    if (std::is_same_v<T, TtlOnly>) return "TtlOnly";
-    if (std::is_same_v<T, Lru>) return "Lru";
-    if (std::is_same_v<T, Lfu>) return "Lfu";
-    if (std::is_same_v<T, Sieve>) return "Sieve";
-    if (std::is_same_v<T, S3Fifo>) return "S3Fifo";
-    return "WTinyLfu";
-  }
-};
-
-TYPED_TEST_SUITE(PolicyConformance, AllPolicies, PolicyNames);
+TYPED_TEST_SUITE(PolicyConformance, AllPolicies, chronocache::test_support::PolicyNames);
 
 TYPED_TEST(PolicyConformance, SatisfiesTheConcept) {
   static_assert(EvictionPolicy<TypeParam>);
