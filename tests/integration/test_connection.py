@@ -462,7 +462,8 @@ def no_reply_within(sock, seconds):
     """True when the server sends nothing for `seconds` (a command held by CLIENT PAUSE)."""
     sock.settimeout(seconds)
     try:
-        return sock.recv(64) == b"" and False
+        sock.recv(64)  # a reply, or the connection closing: not held
+        return False
     except socket.timeout:
         return True
     finally:
@@ -480,12 +481,21 @@ def test_client_pause_write_holds_writes_until_unpause(server):
         send(writer, ["SET", "k", "after"])
         assert no_reply_within(writer, 0.3)
         send(writer, ["GET", "k"])  # behind the held SET, in order
-        # MULTI with a write queued waits too, from the queuing on (Redis 7).
+        # Inside MULTI, queuing a write waits too (Redis 7); MULTI itself does not.
+        multi = server.raw()
+        send(multi, ["MULTI"])
+        assert read_exactly(multi, b"+OK\r\n") == b"+OK\r\n"
+        send(multi, ["SET", "m", "1"])
+        assert no_reply_within(multi, 0.2)
         assert reader.get("k") == "before"
     finally:
         assert admin.client_unpause() in (True, "OK")
     assert read_exactly(writer, b"+OK\r\n$5\r\nafter\r\n") == b"+OK\r\n$5\r\nafter\r\n"
+    assert read_exactly(multi, b"+QUEUED\r\n") == b"+QUEUED\r\n"
+    send(multi, ["EXEC"])
+    assert read_exactly(multi, b"*1\r\n+OK\r\n") == b"*1\r\n+OK\r\n"
     writer.close()
+    multi.close()
 
 
 def test_client_pause_all_holds_every_command_until_its_timeout(server):
