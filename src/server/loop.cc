@@ -139,10 +139,11 @@ void Loop::enter() {
   unix_ms_ = state_.clock.unix_ms();
   if (config_seen_ != state_.config_generation) {
     config_seen_ = state_.config_generation;
-    output_limits_ = OutputLimits{
+    client_limits_ = ClientLimits{
         .hard_bytes = static_cast<std::size_t>(state_.config.client_output_buffer_limit),
         .soft_bytes = static_cast<std::size_t>(state_.config.client_output_buffer_soft_limit),
-        .soft_seconds = state_.config.client_output_buffer_soft_seconds};
+        .soft_seconds = state_.config.client_output_buffer_soft_seconds,
+        .max_bulk_len = static_cast<std::size_t>(state_.config.proto_max_bulk_len)};
   }
 }
 

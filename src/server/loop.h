@@ -61,7 +61,7 @@ class Loop final : public SessionHost {
   chronocache::TimePoint now() const override { return now_; }
   std::int64_t unix_ms() const override { return unix_ms_; }
   void refresh_clock() override;
-  const OutputLimits& output_limits() const override { return output_limits_; }
+  const ClientLimits& client_limits() const override { return client_limits_; }
   void schedule_close(std::uint64_t id) override { finished_.push_back(id); }
   void postpone(std::uint64_t id) override { postponed_.push_back(id); }
 
@@ -106,7 +106,7 @@ class Loop final : public SessionHost {
   chronocache::TimePoint now_{};
   std::int64_t unix_ms_ = 0;
   chronocache::TimePoint woke_at_{};
-  OutputLimits output_limits_;
+  ClientLimits client_limits_;
   std::uint64_t config_seen_ = ~std::uint64_t{0};
   std::uint64_t entered_at_ = 0;  // cycles_now() when enter() got the lock
 

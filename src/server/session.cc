@@ -16,9 +16,6 @@ namespace {
 
 // Unsent reply bytes past which a client is not read until it catches up.
 constexpr std::size_t kPauseOutputBytes = 1 << 20;
-// A read this large holds several pipelined commands: worth looking ahead to prefetch their keys.
-// (A single GET or SET of a short key is under 100 bytes.)
-constexpr std::size_t kPrefetchMinBytes = 128;
 // Bytes asked of the socket per read (more when a large bulk is under way).
 constexpr std::size_t kReadChunk = 16 * 1024;
 
@@ -108,50 +105,81 @@ bool Session::over_query_limit() {
   return true;
 }
 
-// Looks ahead at up to kPrefetchCommands complete commands and prefetches the table lines, then
-// the records, of their keys, so that a pipelined batch overlaps its cache misses instead of
-// taking them one command at a time. Only a hint: nothing is executed or consumed.
-void Session::prefetch_keys(const resp::ParserLimits& limits) {
+// Prefetches the table lines, then the records, of the framed commands' keys, so that a pipelined
+// batch overlaps its cache misses instead of taking them one command at a time. Only a hint.
+void Session::prefetch_keys() {
+  if (framed_.size() < 2) return;
   const Db& db = state_.keyspace.db(client_.db);
-  std::array<std::uint64_t, kPrefetchCommands> hashes;
+  std::array<std::uint64_t, resp::FramedBatch::kMaxCommands> hashes;
   std::size_t count = 0;
-  std::string_view data = input_.unread();
-  std::size_t consumed = 0;
-  // Bounded by commands looked at, not keys found: otherwise a buffer of keyless commands (PING)
-  // is framed to its end on every process(), once per pause of a large pipeline.
-  for (std::size_t looked = 0;
-       looked < kPrefetchCommands && parser_.peek(data, limits, peek_args_, consumed); ++looked) {
-    data.remove_prefix(consumed);
-    if (peek_args_.size() < 2) continue;
-    const CommandSpec* spec = find_command(peek_args_[0]);
+  for (std::size_t i = 0; i < framed_.size(); ++i) {
+    const std::span<const std::string_view> args = framed_.peek(i).args;
+    if (args.size() < 2) continue;
+    const CommandSpec* spec = find_command(args[0]);
     if (spec == nullptr || spec->first_key != 1) continue;
-    hashes[count++] = db.prefetch_table(peek_args_[1]);
+    hashes[count++] = db.prefetch_table(args[1]);
   }
   if (count < 2) return;
   for (std::size_t i = 0; i < count; ++i) db.prefetch_record(hashes[i]);
 }
 
+// proto-max-bulk-len as this loop last copied it, capped at what a Blob can hold: a longer
+// argument is refused at its header, instead of failing Blob's size check (which stops the
+// process) once all its bytes have arrived.
+resp::ParserLimits Session::parser_limits() const {
+  resp::ParserLimits limits;
+  limits.max_bulk_len = std::min(host_.client_limits().max_bulk_len, Blob::kMaxBytes);
+  limits.authenticated = client_.authenticated;
+  return limits;
+}
+
+// Outside the state lock: the parse costs about a third of a GET's time in process(), and a
+// loop that holds the lock for it holds up every other loop (docs/design/server.md, "Threads").
+// Only the connection's own state is read: its buffer, its parser, and `authenticated`, which
+// only its own commands change.
+void Session::frame_ahead() {
+  framed_.clear();
+  if (paused_ || postponed_ || client_.close_after_reply || !client_.authenticated) return;
+  const resp::ParserLimits limits = parser_limits();
+  framed_max_bulk_len_ = limits.max_bulk_len;
+  framed_.frame(parser_, input_.unread(), limits);
+}
+
+// The framed commands first, while the client stays authenticated (RESET may end that, and the
+// rest is then parsed under the tighter limits); then the parser, from where they end.
+resp::ParseResult Session::next_command(const resp::ParserLimits& limits,
+                                        std::span<const std::string_view>& args) {
+  if (!framed_.empty() && client_.authenticated) {
+    const resp::FramedBatch::Command command = framed_.next();
+    args = command.args;
+    return resp::ParseResult{resp::ParseStatus::kCommand, command.consumed, {}, 0};
+  }
+  framed_.clear();
+  const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
+  args = args_;
+  return parsed;
+}
+
 void Session::process() {
+  frame_ahead();
   const HostLock lock(host_);
   // After a SHUTDOWN decided on another loop, nothing more runs: the final save is done.
   if (state_.shutdown_requested) return;
   client_.last_active_ms = host_.unix_ms();
   resp::ReplyWriter writer(output_);
-  resp::ParserLimits limits;
-  // Capped at what a Blob can hold: a longer argument is refused at its header, instead of
-  // failing Blob's size check (which stops the process) once all its bytes have arrived.
-  limits.max_bulk_len =
-      std::min(static_cast<std::size_t>(state_.config.proto_max_bulk_len), Blob::kMaxBytes);
-  limits.authenticated = client_.authenticated;
+  resp::ParserLimits limits = parser_limits();
+  // A CONFIG SET on another loop changed the limit the batch was framed under: parse it again.
+  if (limits.max_bulk_len != framed_max_bulk_len_) framed_.clear();
   note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
-  if (input_.unread_size() >= kPrefetchMinBytes) prefetch_keys(limits);
+  prefetch_keys();
   while (!client_.close_after_reply && !closed_) {
     if (output_.size() - sent_ >= kPauseOutputBytes) {
       paused_ = true;
       break;
     }
     limits.authenticated = client_.authenticated;
-    const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
+    std::span<const std::string_view> args;
+    const resp::ParseResult parsed = next_command(limits, args);
     wanted_bytes_ = parsed.wanted;
     if (parsed.status == resp::ParseStatus::kNeedMore) break;
     // CLIENT REPLY OFF/SKIP: what this request answers, a protocol error too, is not sent.
@@ -173,7 +201,7 @@ void Session::process() {
       break;
     }
     writer.set_protocol(client_.protocol);
-    CommandContext ctx{args_, writer, client_, state_, host_.now(), host_.unix_ms()};
+    CommandContext ctx{args, writer, client_, state_, host_.now(), host_.unix_ms()};
     if (!execute(ctx)) {  // CLIENT PAUSE: the command stays in the buffer, the loop retries it
       if (!postponed_) host_.postpone(client_.id);
       postponed_ = true;
@@ -187,6 +215,7 @@ void Session::process() {
     client_.end_request();
     input_.consume(parsed.consumed);
   }
+  framed_.clear();  // views into the input, which the next read may move
   if (over_query_limit()) closed_ = true;
   note_buffer_bytes();
 }
@@ -228,7 +257,7 @@ bool Session::flush() {
 // client-output-buffer-limit's normal class, as Redis applies it: past the hard limit at once,
 // past the soft limit when it has stayed past it for more than soft-seconds. 0 disables a limit.
 bool Session::over_output_limit(std::size_t pending) {
-  const OutputLimits& limits = host_.output_limits();
+  const ClientLimits& limits = host_.client_limits();
   const std::size_t hard = limits.hard_bytes;
   const std::size_t soft = limits.soft_bytes;
   if (hard > 0 && pending > hard) return true;

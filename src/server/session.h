@@ -10,12 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "server/net/buffer.h"
 #include "server/net/event_loop.h"
+#include "server/resp/framed_batch.h"
 #include "server/resp/parser.h"
 #include "server/server_state.h"
 #include "server/session_host.h"
@@ -49,8 +51,11 @@ class Session final : public net::EventLoop::Handler {
  private:
   void read_and_process();
   void process();
-  void prefetch_keys(const resp::ParserLimits& limits);
-  static constexpr std::size_t kPrefetchCommands = 16;
+  void frame_ahead();
+  resp::ParseResult next_command(const resp::ParserLimits& limits,
+                                 std::span<const std::string_view>& args);
+  resp::ParserLimits parser_limits() const;
+  void prefetch_keys();
   void update_interest();
   void note_buffer_bytes();
   bool over_query_limit();
@@ -66,7 +71,10 @@ class Session final : public net::EventLoop::Handler {
   std::size_t sent_ = 0;
   resp::Parser parser_;
   std::vector<std::string_view> args_;
-  std::vector<std::string_view> peek_args_;  // prefetch_keys' look-ahead
+  // The commands at the front of the input, framed before the lock was taken (frame_ahead), and
+  // the proto-max-bulk-len they were framed under.
+  resp::FramedBatch framed_;
+  std::size_t framed_max_bulk_len_ = 0;
   ClientState client_;
   std::size_t wanted_bytes_ = 0;  // the parser's hint: bytes the partial command needs in all
   std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit

@@ -1,7 +1,7 @@
 // SessionHost: all a Session asks of the event loop that serves it (Loop): entering and leaving
 // the state lock with the batch's clock, a fresh reading after DEBUG ADVANCE-CLOCK moved it, the
-// output limits it checks between batches, a retry after CLIENT PAUSE, and its own close once the
-// batch is done.
+// limits it checks outside the lock, a retry after CLIENT PAUSE, and its own close once the batch
+// is done.
 //
 // Narrow on purpose. A session never reaches the listeners, the timers or the other sessions;
 // what commands may touch comes to it as ServerState, the socket's events through net::EventLoop.
@@ -15,12 +15,14 @@
 
 namespace chronocached {
 
-// client-output-buffer-limit's normal class, as a loop copies it from the configuration: a
-// session checks it after writing to its socket, outside the state lock.
-struct OutputLimits {
+// What a session checks outside the state lock, as its loop copies it from the configuration
+// when the configuration changes: client-output-buffer-limit's normal class (after writing to
+// the socket) and proto-max-bulk-len (framing a batch before taking the lock).
+struct ClientLimits {
   std::size_t hard_bytes = 0;  // 0: no limit
   std::size_t soft_bytes = 0;  // 0: no limit
   std::int64_t soft_seconds = 0;
+  std::size_t max_bulk_len = 0;
 };
 
 class SessionHost {
@@ -36,7 +38,7 @@ class SessionHost {
   virtual std::int64_t unix_ms() const = 0;
   // Reads both clocks again (a command moved them: DEBUG ADVANCE-CLOCK). Inside enter()/leave().
   virtual void refresh_clock() = 0;
-  virtual const OutputLimits& output_limits() const = 0;
+  virtual const ClientLimits& client_limits() const = 0;
   // The session `id` is finished: it is destroyed after the current batch, never from inside
   // its own handler.
   virtual void schedule_close(std::uint64_t id) = 0;

@@ -30,6 +30,7 @@
 
 #include "server/commands/command.h"
 #include "server/commands/command_table.h"
+#include "server/resp/framed_batch.h"
 #include "server/resp/parser.h"
 #include "server/resp/reply_writer.h"
 #include "server/server_state.h"
@@ -45,15 +46,50 @@ constexpr long long kFuzzMaxBulkLen = 1 << 20;
 constexpr std::int64_t kFixedUnixMs = 1'700'000'000'000;  // 2023-11-14, any fixed instant
 
 // Runs every complete command at the front of `input`; false when the connection would close.
+// Checks the session's framing ahead of the lock (resp::FramedBatch) against the parse that the
+// command then gets: while the limits it was framed under hold, each framed command must be
+// exactly the next parsed one. Stops the run (a crash libFuzzer reports) on any difference.
+void check_framed(chronocached::resp::FramedBatch& framed,
+                  const chronocached::resp::ParserLimits& framed_under,
+                  const chronocached::resp::ParserLimits& limits,
+                  const chronocached::resp::ParseResult& parsed,
+                  const std::vector<std::string_view>& args) {
+  if (framed.empty()) return;
+  if (limits.max_bulk_len != framed_under.max_bulk_len ||
+      limits.authenticated != framed_under.authenticated) {
+    framed.clear();  // the session parses the rest under the new limits, as here
+    return;
+  }
+  if (parsed.status != chronocached::resp::ParseStatus::kCommand) __builtin_trap();
+  const chronocached::resp::FramedBatch::Command command = framed.next();
+  if (command.consumed != parsed.consumed ||
+      !std::equal(command.args.begin(), command.args.end(), args.begin(), args.end()))
+    __builtin_trap();
+}
+
 bool process(std::string& input, chronocached::resp::Parser& parser, ServerState& state,
              ClientState& client, std::string& output) {
   std::vector<std::string_view> args;
   chronocached::resp::ReplyWriter writer(output);
   chronocached::resp::ParserLimits limits;
+  limits.max_bulk_len = static_cast<std::size_t>(state.config.proto_max_bulk_len);
+  limits.authenticated = client.authenticated;
+  const chronocached::resp::ParserLimits framed_under = limits;
+  chronocached::resp::FramedBatch framed;
+  framed.frame(parser, input, framed_under);
+  // What ran is erased from the input once the batch ends, as the session consumes it: erasing
+  // command by command would move the bytes the framed views point to.
+  std::string_view unread = input;
+  struct EraseConsumed {
+    std::string& input;
+    std::size_t bytes = 0;
+    ~EraseConsumed() { input.erase(0, bytes); }
+  } consumed{input};
   while (true) {
     limits.max_bulk_len = static_cast<std::size_t>(state.config.proto_max_bulk_len);
     limits.authenticated = client.authenticated;
-    const auto parsed = parser.parse(input, limits, args);
+    const auto parsed = parser.parse(unread, limits, args);
+    check_framed(framed, framed_under, limits, parsed, args);
     using chronocached::resp::ParseStatus;
     if (parsed.status == ParseStatus::kNeedMore) return true;
     if (parsed.status == ParseStatus::kError) {
@@ -77,7 +113,8 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
       output.clear();
       if (client.close_after_reply) return false;
     }
-    input.erase(0, parsed.consumed);  // the session consumes; views die with the next parse
+    unread.remove_prefix(parsed.consumed);
+    consumed.bytes += parsed.consumed;
   }
 }
 
