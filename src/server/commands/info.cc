@@ -68,13 +68,9 @@ std::string human_bytes(std::uint64_t n) {
     return buf;
   }
   double scaled = static_cast<double>(n) / 1024;
-  for (int unit = 0; unit < 5; ++unit) {
-    if (scaled < 1024 || unit == 4) {
-      std::snprintf(buf, sizeof(buf), "%.2f%c", scaled, kUnits[unit]);
-      return buf;
-    }
-    scaled /= 1024;
-  }
+  int unit = 0;
+  for (; scaled >= 1024 && unit < 4; ++unit) scaled /= 1024;
+  std::snprintf(buf, sizeof(buf), "%.2f%c", scaled, kUnits[unit]);
   return buf;
 }
 
