@@ -57,6 +57,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_expiry_bench as expiry_bench  # noqa: E402  (Connection, load, raise_priority)
 import run_server_bench as server_bench  # noqa: E402  (encode, free_port, resp_chunks)
+from run_snapshot_bench import probe  # noqa: E402  (timed GETs at Poisson moments)
 
 engine = server_bench.engine  # conditions helpers: git sha, compiler, cpu model
 log = server_bench.log
@@ -229,34 +230,6 @@ def stop_burners(burners):
         b.wait()
 
 
-def probe(port, keys, rate, cpu, niceness, stop_event, out):
-    """Single GETs of random keys at Poisson moments, `rate` a second, each timed:
-    (sent at, monotonic; latency in µs). CLOCK_MONOTONIC is shared across processes, so the
-    caller splits the samples into its windows."""
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
-    expiry_bench.raise_priority(0, niceness)
-    conn = expiry_bench.Connection(port)
-    rng = random.Random(7)
-    samples = []
-    next_send = time.monotonic()
-    while not stop_event.is_set():
-        now = time.monotonic()
-        if now < next_send:
-            time.sleep(next_send - now)
-        key = key_name(rng.randrange(keys))
-        sent_at = time.monotonic()
-        start = time.perf_counter()
-        if conn.command("GET", key) is None:
-            raise RuntimeError(f"GET {key!r} missed")
-        samples.append((sent_at, (time.perf_counter() - start) * 1e6))
-        next_send += rng.expovariate(rate)
-        if next_send < time.monotonic() - 1.0:  # fell far behind: do not burst to catch up
-            next_send = time.monotonic()
-    conn.close()
-    out.put(samples)
-
-
 def percentile(values, q):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -332,9 +305,12 @@ def run_round(binary, seed_file, workdir, args):
         if prober is not None:
             prober.join()
         server.stop()
+    misses = sum(1 for _, _, hit in samples if not hit)
+    if misses:
+        sys.exit(f"{misses} probe GETs missed: the seeded keys were not all there")
     result = {}
     for name, (start, end, foreign, durations) in windows.items():
-        latencies = [us for at, us in samples if start <= at < end]
+        latencies = [us for at, us, _ in samples if start <= at < end]
         result[name] = {"p50": percentile(latencies, 0.50) / 1e3,
                         "p99": percentile(latencies, 0.99) / 1e3,
                         "gets": len(latencies), "foreign": foreign, "bgsave": durations}

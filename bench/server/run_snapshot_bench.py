@@ -342,8 +342,10 @@ def probe(port, keys, rate, cpu, niceness, stop_event, out):
     (sent at, monotonic, shared across processes; latency µs; hit). The gaps are exponential
     (Poisson arrivals): sends at a fixed 1 ms period lock onto the server's 1 ms tick in a phase
     that differs from run to run, so a run saw the capture's slices in almost every GET or in
-    almost none (the probe's p50 during BGSAVE was 0.06 or 0.22 ms with the same binary)."""
-    os.sched_setaffinity(0, {cpu})
+    almost none (the probe's p50 during BGSAVE was 0.06 or 0.22 ms with the same binary).
+    `cpu` None leaves the probe unpinned. Also run_bgsave_load_bench's probe."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
     expiry_bench.raise_priority(0, niceness)
     conn = expiry_bench.Connection(port)
     rng = random.Random(7)
