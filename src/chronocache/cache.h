@@ -518,9 +518,17 @@ class Cache {
   // capture delivers). The server's GET path.
   template <class Q>
   CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h, TimePoint now) {
-    const Ref ref = read_live(key, h, now, Access::kRead);
+    const Ref ref = read_live(key, h, now, Access::kRead, reads_remove_expired_);
     return ref ? &ref.slot->key : nullptr;
   }
+
+  // Whether a read that meets an expired entry removes it (the default) or reports it missing and
+  // leaves it stored, for a sweep or a later read to remove. Off while the host must not change
+  // its data: the server during CLIENT PAUSE, where Redis 7 pauses expiry too (so DBSIZE and
+  // expired_keys stay put). Applies to get/get_prehashed and read_key_prehashed; a write that
+  // meets an expired entry always removes it first.
+  void set_reads_remove_expired(bool remove) noexcept { reads_remove_expired_ = remove; }
+  bool reads_remove_expired() const noexcept { return reads_remove_expired_; }
 
   // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
   // starts loading the table memory a lookup of hash `h` touches; later, prefetch_keys() calls
@@ -844,15 +852,17 @@ class Cache {
   // the pointer they get: a running capture is handed its chunk first.
   template <class Q>
   CC_ALWAYS_INLINE Ref find_live(const Q& key, Hashed h, TimePoint now, Access access) {
-    const Ref ref = read_live(key, h, now, access);
+    const Ref ref = read_live(key, h, now, access, /*remove_expired=*/true);
     if (ref) before_write(ref);
     return ref;
   }
-  // The live entry, for a read; an expired one it meets is removed (out of line, as in
-  // expired_miss; a capture may leave it out, capture.h). kRead counts a hit or a miss and tells
-  // the policy.
+  // The live entry, for a read; an expired one it meets is removed when `remove_expired` (out of
+  // line, as in expired_miss; a capture may leave it out, capture.h). A caller that may insert
+  // the key next must remove it: the table holds a key once. kRead counts a hit or a miss and
+  // tells the policy.
   template <class Q>
-  CC_ALWAYS_INLINE Ref read_live(const Q& key, Hashed h, TimePoint now, Access access) {
+  CC_ALWAYS_INLINE Ref read_live(const Q& key, Hashed h, TimePoint now, Access access,
+                                 bool remove_expired) {
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
@@ -862,7 +872,7 @@ class Cache {
       }
       return ref;
     }
-    if (ref) erase_expired(ref);
+    if (ref && remove_expired) erase_expired(ref);
     if (access == Access::kRead) ++stats_.misses;
     return Ref{};
   }
@@ -874,8 +884,10 @@ class Cache {
   // A get that met an expired entry removes it. Out of line: erasing needs registers that the
   // hit path would otherwise save and restore on every call (measured: 9.4 -> 3.3 ns per hit).
   [[gnu::noinline]] std::optional<V> expired_miss(Ref ref) {
-    erase_entry(ref);
-    ++stats_.expired;
+    if (reads_remove_expired_) {
+      erase_entry(ref);
+      ++stats_.expired;
+    }
     ++stats_.misses;
     return std::nullopt;
   }
@@ -898,6 +910,7 @@ class Cache {
   [[no_unique_address]] Policy policy_;
   detail::DeadlineEpoch epoch_;
   CacheStats stats_;
+  bool reads_remove_expired_ = true;  // set_reads_remove_expired
   // Sum of HeapBytes over stored keys and values (entries expired but not reclaimed included).
   std::size_t entry_heap_bytes_ = 0;
   // No stored deadline is earlier than this, so size() may skip its scan while now is before it.

@@ -289,6 +289,31 @@ TEST(Cache, StatsCountHitsMissesAndEachKindOfExpiry) {
   EXPECT_EQ(cache.stats().hits, 3u);
 }
 
+TEST(Cache, ReadsCanLeaveExpiredEntriesStoredUntilTurnedBackOn) {
+  StringCache cache;
+  cache.put("a", "1", 1s);
+  cache.put("b", "2");
+  cache.clock().advance(1s);
+  cache.set_reads_remove_expired(false);
+  const Hashed h{cache.hash_of(std::string_view("a"))};
+  EXPECT_EQ(cache.get("a"), std::nullopt);
+  EXPECT_EQ(cache.read_key_prehashed(std::string_view("a"), h, cache.clock().now()), nullptr);
+  EXPECT_EQ(cache.stored_size(), 2u);  // still stored: reported missing, not removed
+  EXPECT_EQ(cache.stats(), (CacheStats{.hits = 0, .misses = 2, .expired = 0, .evicted = 0}));
+
+  // A write that meets it still removes it first: the key is stored once, with the new value.
+  cache.put("a", "3", 1s);
+  EXPECT_EQ(cache.stored_size(), 2u);
+  EXPECT_EQ(cache.get("a"), "3");
+  EXPECT_EQ(cache.stats().expired, 1u);
+
+  cache.clock().advance(1s);
+  cache.set_reads_remove_expired(true);
+  EXPECT_EQ(cache.get("a"), std::nullopt);
+  EXPECT_EQ(cache.stored_size(), 1u);
+  EXPECT_EQ(cache.stats().expired, 2u);
+}
+
 TEST(Cache, ClearRemovesEveryEntryAndTheCacheStaysUsable) {
   IntCache cache;
   for (int key = 0; key < 5000; ++key) cache.put(key, key, key % 2 == 0 ? 1h : 1s);

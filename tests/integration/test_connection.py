@@ -498,6 +498,35 @@ def test_client_pause_write_holds_writes_until_unpause(server):
     multi.close()
 
 
+def test_client_pause_leaves_expired_keys_stored_until_it_ends(server):
+    # Redis 7 pauses expiry with either kind of pause (checked against redis-server 7.0.15 with
+    # the same sequence): a read reports an expired key missing but does not delete it, so DBSIZE
+    # and expired_keys hold still; once the pause ends, the next read deletes it.
+    r = server.client(decode_responses=True)
+    r.flushall()
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+    try:
+        r.config_resetstat()
+        r.set("gone", "1", px=100)
+        r.set("kept", "1")
+        r.execute_command("DEBUG", "ADVANCE-CLOCK", 1000)
+        assert r.client_pause(100_000, all=False) is True
+        try:
+            assert r.get("gone") is None
+            assert r.exists("gone") == 0
+            assert r.ttl("gone") == -2
+            assert r.keys("*") == ["kept"]
+            assert r.dbsize() == 2
+            assert r.info("stats")["expired_keys"] == 0
+        finally:
+            assert r.client_unpause() in (True, "OK")
+        assert r.get("gone") is None
+        assert r.dbsize() == 1
+        assert r.info("stats")["expired_keys"] == 1
+    finally:
+        r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 1)
+
+
 def test_client_pause_all_holds_every_command_until_its_timeout(server):
     admin = server.client(decode_responses=True)
     other = server.raw()

@@ -300,6 +300,8 @@ bool execute(CommandContext& ctx) {
       return true;
     }
   }
+  // Redis 7 pauses expiry with either kind of pause: a read meanwhile leaves expired keys stored.
+  ctx.server.keyspace.pause_expiry(ctx.server.clients.paused(ctx.unix_ms));
   if (held_by_pause(ctx, command)) [[unlikely]]
     return false;
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {

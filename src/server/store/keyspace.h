@@ -123,6 +123,8 @@ class Db {
     return engine_->deadline_prehashed(key, hashed(key), now);
   }
   std::size_t size(TimePoint now) const { return engine_->size_at(now); }
+  // Keyspace::pause_expiry, for this database.
+  void set_reads_remove_expired(bool remove) { engine_->set_reads_remove_expired(remove); }
   // Keys held, expired ones not yet reclaimed included, in O(1): what Redis's DBSIZE and INFO
   // keyspace report (size() is exact but may scan the table).
   std::size_t stored_size() const { return engine_->stored_size(); }
@@ -324,6 +326,15 @@ class Keyspace {
   WatchRegistry& watches() { return watches_; }
   void swap(std::size_t a, std::size_t b, TimePoint now);  // SWAPDB: one change
   std::size_t clear_all(TimePoint now);                    // every database; the keys they held
+  // While `paused` (CLIENT PAUSE), a read that meets an expired key reports it missing and leaves
+  // it stored, so DBSIZE and expired_keys stay put, as in Redis 7; writes still remove what they
+  // meet. Cheap to call per command: only a change reaches the databases.
+  void pause_expiry(bool paused) {
+    if (paused == expiry_paused_) [[likely]]
+      return;
+    expiry_paused_ = paused;
+    for (const auto& db : dbs_) db->set_reads_remove_expired(!paused);
+  }
 
   // Writes since the last successful save (Redis's rdb_changes_since_last_save). A save that
   // began when the count was `at_start` forgets those; writes made during it stay counted.
@@ -333,6 +344,7 @@ class Keyspace {
  private:
   WatchRegistry watches_;
   std::uint64_t changes_ = 0;
+  bool expiry_paused_ = false;
   std::vector<std::unique_ptr<Db>> dbs_;
 };
 
