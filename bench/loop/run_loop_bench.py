@@ -44,21 +44,13 @@ import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "engine"))
+sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
 import run_engine_bench as engine  # noqa: E402  (conditions helpers: git sha, compiler, cpu)
+from run_server_bench import free_port, log  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 EXIT_URING_UNAVAILABLE = 77  # loop_bench's kExitUringUnavailable
 MODES = ["epoll", "uring", "uring-basic"]
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def resp(*args):
