@@ -66,8 +66,8 @@ class FramedBatch {
   }
 
   std::vector<Entry> commands_;
-  std::vector<std::string_view> args_;     // every framed command's arguments, in order
-  std::vector<std::string_view> one_;      // the command peek frames (reused)
+  std::vector<std::string_view> args_;  // every framed command's arguments, in order
+  std::vector<std::string_view> one_;   // the command peek frames (reused)
   std::size_t next_ = 0;
 };
 
