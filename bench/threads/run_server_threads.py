@@ -11,6 +11,8 @@ and the client, as on a host that runs both):
   ours-t2    chronocached --threads 2
   redis-io2  redis-server --io-threads 2 --io-threads-do-reads yes
   redis      redis-server (one thread; the figure issue 3 compared CPU against)
+and with --baseline BINARY (another chronocached build, e.g. an earlier commit's) also
+  base-t1, base-t2   that binary at --threads 1 and 2, in the same rounds, for a before/after
 For each pipeline depth (1 and 16), SET then GET, every server in turn, repeated --reps times:
     redis-benchmark --threads 2 -c 100 -n REQUESTS -r KEYS -d 16 -P DEPTH -t set|get --csv
 Reported (medians over the repetitions): requests/s, p50 and p99 (ms, redis-benchmark's --csv
@@ -42,12 +44,18 @@ ALL_CPUS = "0-1"
 
 
 def start_servers(args):
-    ours = lambda threads: (lambda port: [args.server, "--port", str(port), "--bind", "127.0.0.1",
-                                          "--loglevel", "warning", "--threads", str(threads)])
+    chronocached = lambda binary, threads: (
+        lambda port: [binary, "--port", str(port), "--bind", "127.0.0.1", "--loglevel", "warning",
+                      "--threads", str(threads)])
+    ours = lambda threads: chronocached(args.server, threads)
     redis = lambda extra: (lambda port: [args.redis_server, "--port", str(port), "--bind",
                                          "127.0.0.1", "--save", "", "--appendonly", "no",
                                          "--daemonize", "no", "--loglevel", "warning", *extra])
-    return [
+    baseline = [] if not args.baseline else [
+        server_bench.Server("base-t1", chronocached(args.baseline, 1), ALL_CPUS),
+        server_bench.Server("base-t2", chronocached(args.baseline, 2), ALL_CPUS),
+    ]
+    return baseline + [
         server_bench.Server("ours-t1", ours(1), ALL_CPUS),
         server_bench.Server("ours-t2", ours(2), ALL_CPUS),
         server_bench.Server("redis-io2", redis(["--io-threads", "2",
@@ -66,7 +74,7 @@ def lock_figures(server):
 
 
 def run_benchmark(server, test, pipeline, requests, args):
-    ours = server.name.startswith("ours")
+    ours = server.name.startswith(("ours-", "base-"))  # chronocached: it has lock figures
     if ours:
         subprocess.run(["redis-cli", "-p", str(server.port), "CONFIG", "RESETSTAT"],
                        capture_output=True)
@@ -102,6 +110,8 @@ def main():
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--baseline", help="another chronocached binary, run beside ours as "
+                        "base-t1 and base-t2 (a before/after in one run)")
     args = parser.parse_args()
 
     servers = start_servers(args)
@@ -146,7 +156,7 @@ def main():
     print("|---|---|---|---|---|---|")
     for pipeline in (1, 16):
         for test in ("set", "get"):
-            for name in ("ours-t1", "ours-t2"):
+            for name in (n for n in names if n.startswith(("ours-", "base-"))):
                 print(f"| {pipeline} | {test.upper()} | {name} | "
                       f"{median(pipeline, test, name, 'held_us'):.3f} | "
                       f"{median(pipeline, test, name, 'wait_us'):.3f} | "
