@@ -106,7 +106,7 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	# Many clients on four loops under ThreadSanitizer: any data race fails the test.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
-	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory -j $(JOBS) fuzz-smoke
 
 # clang-tidy-14 over every file of src/ in the Release build's compile_commands.json (configured,
 # not built), TIDY_JOBS at a time; findings in our headers count, third-party ones do not
