@@ -133,8 +133,9 @@ resp::ParserLimits Session::parser_limits() const {
   return limits;
 }
 
-// Outside the state lock: the parse costs about a third of a GET's time in process(), and a
-// loop that holds the lock for it holds up every other loop (docs/design/server.md, "Threads").
+// Outside the state lock: the parse is about a quarter of a GET's instructions in process(), and
+// a loop that holds the lock for it holds up every other loop (docs/design/server.md, "Framing
+// outside the lock").
 // Only the connection's own state is read: its buffer, its parser, and `authenticated`, which
 // only its own commands change.
 void Session::frame_ahead() {
