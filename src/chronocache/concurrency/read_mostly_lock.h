@@ -16,9 +16,11 @@
 // A stripe's `state` word holds its readers count (low 31 bits) and the writer bit (bit 31).
 //   Reader: state.fetch_add(1). If the old value had no writer bit, it is in: it reads, then
 //     state.fetch_sub(1). Otherwise it takes its 1 back, spins until the bit clears, retries a
-//     few times, and if a writer stays (preempted, a long clear) sleeps on writer_mu_ and reads
-//     holding it. Nothing shared is written: a stripe is shared only by threads that map to
-//     the same stripe (more threads than stripes), which is correct, only slower.
+//     few times, and if a writer stays (preempted, a long clear) sleeps on writer_mu_; holding
+//     it, no writer is inside and every bit is clear, so it adds its 1 as a fast reader would,
+//     lets the mutex go and reads as one. Every read section therefore ends the same way. Nothing
+//     shared is written: a stripe is shared only by threads that map to the same stripe (more
+//     threads than stripes), which is correct, only slower.
 //   Writer: takes writer_mu_ (writers, sleeping readers and log replays exclude each other
 //     there), fetch_or's the writer bit into every stripe, then waits until every stripe's
 //     count is 0. Unlock: fetch_and's the bit out of every stripe, releases writer_mu_. Setting
@@ -128,33 +130,31 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   bool try_lock_shared_slow() const CC_TRY_ACQUIRE_SHARED(true) { return writer_mu_.try_lock(); }
   void unlock_shared_slow() const CC_RELEASE_SHARED() { writer_mu_.unlock(); }
 
-  // A read section: the fast path when no writer is there, else (rarely) through writer_mu_.
-  // Its state stays in registers (the slow path is a static function that takes no pointer to
-  // it), so the fast path is two locked instructions and a branch.
+  // A read section: in when no writer is there, else (rarely) after waiting for writers. Either
+  // way it ends with one fetch_sub on the stripe, so the fast path is two locked instructions and
+  // a branch, with nothing to remember between them.
   class CC_SCOPED_CAPABILITY Reader {
    public:
     CC_ALWAYS_INLINE Reader(ReadMostlyLock& lock, Stripe& stripe) CC_ACQUIRE_SHARED(lock)
-        : lock_(lock), stripe_(stripe) {
+        : stripe_(stripe) {
       if (stripe.state.fetch_add(1, std::memory_order_acquire) & kWriterBit) [[unlikely]]
-        fast_ = enter_slow(lock, stripe);
+        enter_slow(lock, stripe);
     }
     CC_ALWAYS_INLINE ~Reader() CC_RELEASE() {
-      if (fast_) [[likely]]
-        stripe_.state.fetch_sub(1, std::memory_order_release);
-      else
-        leave_slow(lock_);
+      stripe_.state.fetch_sub(1, std::memory_order_release);
     }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
 
-    // False when this section went through writer_mu_ (a writer stayed).
-    bool fast() const noexcept { return fast_; }
-
    private:
     // A writer is there. Write sections are short (a put: ~0.1-0.4 us), so the reader steps
     // aside, spins until the bit clears and tries again; only a writer that stays sends it to
-    // sleep on writer_mu_. Sleeping at once cost a futex wait and wake per collision.
-    [[gnu::noinline]] static bool enter_slow(ReadMostlyLock& lock,
+    // sleep on writer_mu_. Sleeping at once cost a futex wait and wake per collision. Holding
+    // writer_mu_, no writer is inside (a writer holds it from before it sets the bits until
+    // after it clears them), so the reader's fetch_add finds the bit clear and counts it in as
+    // a fast reader; a writer that comes next waits for it like any other. The mutex orders the
+    // departed writer's section before this read.
+    [[gnu::noinline]] static void enter_slow(ReadMostlyLock& lock,
                                              Stripe& stripe) CC_NO_THREAD_SAFETY_ANALYSIS {
       for (int round = 0; round < kReaderRetries; ++round) {
         stripe.state.fetch_sub(1, std::memory_order_relaxed);  // read nothing: nothing to order
@@ -162,18 +162,16 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
              spins < kSpins && (stripe.state.load(std::memory_order_relaxed) & kWriterBit) != 0;
              ++spins)
           cpu_relax();
-        if ((stripe.state.fetch_add(1, std::memory_order_acquire) & kWriterBit) == 0) return true;
+        if ((stripe.state.fetch_add(1, std::memory_order_acquire) & kWriterBit) == 0) return;
       }
       stripe.state.fetch_sub(1, std::memory_order_relaxed);
       lock.writer_mu_.lock();
-      return false;
-    }
-    [[gnu::noinline]] static void leave_slow(ReadMostlyLock& lock) CC_NO_THREAD_SAFETY_ANALYSIS {
+      const std::uint32_t before = stripe.state.fetch_add(1, std::memory_order_acquire);
+      CC_ASSERT((before & kWriterBit) == 0);
+      static_cast<void>(before);
       lock.writer_mu_.unlock();
     }
-    ReadMostlyLock& lock_;
     Stripe& stripe_;
-    bool fast_ = true;
   };
 
   // A write section.
