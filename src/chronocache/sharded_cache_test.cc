@@ -477,6 +477,52 @@ TEST(ShardedCache, ReadsNeverReturnATornValue) {
   EXPECT_GT(reads.load(), 0u);
 }
 
+// A reader that meets a writer who stays (20 ms: far past the reader's spins, so it sleeps on the
+// writer mutex) reads after that writer's section, and then, once in, keeps the next writer out
+// until it leaves, as a reader that never waited does. Under TSan the plain `data` checks the
+// ordering both ways.
+TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOff) {
+  ReadMostlyLock lock(2);
+  int data = 0;
+  std::atomic<bool> writer_in{false};
+  std::atomic<bool> reader_in{false};
+  std::atomic<bool> next_writer_waiting{false};
+  std::atomic<bool> next_writer_in{false};
+  std::atomic<bool> reader_leaving{false};
+  int seen = -1;
+  bool next_writer_stayed_out = false;
+  std::thread writer([&] {
+    ReadMostlyLock::Writer w(lock);
+    writer_in = true;
+    std::this_thread::sleep_for(20ms);  // staying, not synchronising: the reader waits on the lock
+    data = 1;
+  });
+  while (!writer_in.load()) std::this_thread::yield();
+  std::thread reader([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
+    ReadMostlyLock::Reader r(lock, lock.stripe_of_this_thread());
+    seen = data;
+    reader_in = true;
+    while (!next_writer_waiting.load()) std::this_thread::yield();
+    for (int i = 0; i < 1000; ++i) std::this_thread::yield();  // give it every chance to get in
+    next_writer_stayed_out = !next_writer_in.load();
+    reader_leaving = true;
+  });
+  while (!reader_in.load()) std::this_thread::yield();
+  std::thread next_writer([&] {
+    next_writer_waiting = true;
+    ReadMostlyLock::Writer w(lock);
+    next_writer_in = true;
+    EXPECT_TRUE(reader_leaving.load());
+    data = 2;
+  });
+  writer.join();
+  reader.join();
+  next_writer.join();
+  EXPECT_EQ(seen, 1);
+  EXPECT_TRUE(next_writer_stayed_out);
+  EXPECT_EQ(data, 2);
+}
+
 // Values encode (key, version): each key has one writer, which stores increasing versions, so a
 // reader can check that what it sees was written for that key and never goes back in time.
 
