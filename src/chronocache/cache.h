@@ -528,7 +528,6 @@ class Cache {
   // expired_keys stay put). Applies to get/get_prehashed and read_key_prehashed; a write that
   // meets an expired entry always removes it first.
   void set_reads_remove_expired(bool remove) noexcept { reads_remove_expired_ = remove; }
-  bool reads_remove_expired() const noexcept { return reads_remove_expired_; }
 
   // Batch hints for a host that knows its next keys (the server's pipelined commands): prefetch()
   // starts loading the table memory a lookup of hash `h` touches; later, prefetch_keys() calls

@@ -197,13 +197,12 @@ bool refused_for_disk(const CommandContext& ctx, const ResolvedCommand& command)
   return command.top->name == "ping" || carries_flag(ctx.client, command, kWrite);
 }
 
-// Redis's blockPostponeClient: during CLIENT PAUSE ALL every command waits; during PAUSE WRITE
-// those that may change data (an EXEC with such a command queued, and queuing one in MULTI, too).
+// Redis's blockPostponeClient, while a CLIENT PAUSE runs: with PAUSE ALL every command waits;
+// with PAUSE WRITE those that may change data (an EXEC with such a command queued, and queuing
+// one in MULTI, too).
 bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
-  const ClientRegistry& clients = ctx.server.clients;
-  if (!clients.paused(ctx.unix_ms)) [[likely]]
-    return false;
-  return !clients.pause_writes_only || carries_flag(ctx.client, command, kWrite | kMayReplicate);
+  return !ctx.server.clients.pause_writes_only ||
+         carries_flag(ctx.client, command, kWrite | kMayReplicate);
 }
 
 }  // namespace
@@ -301,8 +300,9 @@ bool execute(CommandContext& ctx) {
     }
   }
   // Redis 7 pauses expiry with either kind of pause: a read meanwhile leaves expired keys stored.
-  ctx.server.keyspace.pause_expiry(ctx.server.clients.paused(ctx.unix_ms));
-  if (held_by_pause(ctx, command)) [[unlikely]]
+  const bool paused = ctx.server.clients.paused(ctx.unix_ms);
+  ctx.server.keyspace.pause_expiry(paused);
+  if (paused && held_by_pause(ctx, command)) [[unlikely]]
     return false;
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
     ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
