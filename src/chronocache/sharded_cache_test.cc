@@ -4,11 +4,15 @@
 // runs under ASan, TSan and Release).
 #include "chronocache/sharded_cache.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -477,8 +481,18 @@ TEST(ShardedCache, ReadsNeverReturnATornValue) {
   EXPECT_GT(reads.load(), 0u);
 }
 
-// A reader that meets a writer who stays (20 ms: far past the reader's spins, so it sleeps on the
-// writer mutex) reads after that writer's section, and then, once in, keeps the next writer out
+// The scheduler state of thread `tid` of this process ('R' running, 'S' asleep, e.g. in a futex
+// wait), from /proc; 0 once the thread is gone.
+char thread_state(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  const std::size_t name_end = line.rfind(')');  // the name may hold spaces and parentheses
+  return name_end == std::string::npos || name_end + 2 >= line.size() ? 0 : line[name_end + 2];
+}
+
+// A reader that meets a writer who stays until the reader has given up spinning and sleeps on the
+// writer mutex reads after that writer's section, and then, once in, keeps the next writer out
 // until it leaves, as a reader that never waited does. Under TSan the plain `data` checks the
 // ordering both ways.
 TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOff) {
@@ -489,16 +503,21 @@ TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOf
   std::atomic<bool> next_writer_waiting{false};
   std::atomic<bool> next_writer_in{false};
   std::atomic<bool> reader_leaving{false};
+  std::atomic<pid_t> reader_tid{0};
   int seen = -1;
   bool next_writer_stayed_out = false;
   std::thread writer([&] {
     ReadMostlyLock::Writer w(lock);
     writer_in = true;
-    std::this_thread::sleep_for(20ms);  // staying, not synchronising: the reader waits on the lock
+    while (reader_tid.load() == 0) std::this_thread::yield();
+    // Stays until the reader sleeps (on the writer mutex: it has nothing else to sleep on), or
+    // got in regardless, which the reader's `seen` then reports.
+    while (!reader_in.load() && thread_state(reader_tid.load()) != 'S') std::this_thread::yield();
     data = 1;
   });
   while (!writer_in.load()) std::this_thread::yield();
   std::thread reader([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
+    reader_tid = static_cast<pid_t>(syscall(SYS_gettid));
     ReadMostlyLock::Reader r(lock, lock.stripe_of_this_thread());
     seen = data;
     reader_in = true;
