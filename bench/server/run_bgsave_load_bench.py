@@ -57,7 +57,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_expiry_bench as expiry_bench  # noqa: E402  (Connection, load, raise_priority)
 import run_server_bench as server_bench  # noqa: E402  (encode, free_port, resp_chunks)
-from run_snapshot_bench import probe  # noqa: E402  (timed GETs at Poisson moments)
+from run_snapshot_bench import key_name, probe  # noqa: E402  (the probe GETs key_name's keys)
 
 engine = server_bench.engine  # conditions helpers: git sha, compiler, cpu model
 log = server_bench.log
@@ -70,10 +70,6 @@ POLL_S = 0.005
 BGSAVE_TIMEOUT_S = 300
 BURNER = "while True: pass"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def key_name(n):
-    return b"key:%012d" % n
 
 
 # ---- CPU accounting ---------------------------------------------------------------------------
