@@ -76,6 +76,7 @@ class ShardedCache {
   explicit ShardedCache(CacheOptions options = {}, std::size_t shard_count = 16,
                         ClockT clock = ClockT(), std::size_t reader_stripes = 0)
       : shard_count_(std::bit_ceil(shard_count == 0 ? 1 : shard_count)),
+        shard_mask_(shard_count_ - 1),
         clock_(clock),
         shards_(std::make_unique<ShardSlot[]>(shard_count_)) {
     CacheOptions per_shard = options;
@@ -216,15 +217,18 @@ class ShardedCache {
 
  private:
   // Aligned, so a shard's lock line does not false-share with the neighbouring shard's Cache.
-  struct alignas(64) ShardSlot {
+  struct alignas(64) ShardState {
     ReadMostlyLock lock;
     std::optional<Shard> cache CC_GUARDED_BY(lock);
   };
+  // Padded to a power of two, so finding a shard is a shift, not a multiply (callgrind: one
+  // instruction per call).
+  struct alignas(std::bit_ceil(sizeof(ShardState))) ShardSlot : ShardState {};
 
   // Bits 20..35 of the hash: the table uses bits 0..18 (tag, group) and the top bits (directory),
   // so the shard choice is independent of where the key lands inside its shard.
   std::size_t shard_index(std::uint64_t h) const noexcept {
-    return static_cast<std::size_t>(h >> 20) & (shard_count_ - 1);
+    return static_cast<std::size_t>(h >> 20) & shard_mask_;
   }
   CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept { return shards_[shard_index(h.value)]; }
 
@@ -240,17 +244,21 @@ class ShardedCache {
                                                 const Q& key, Hashed h, TimePoint now,
                                                 bool& log_full) {
     ReadMostlyLock::Reader reader(slot.lock, stripe);
-    const typename Shard::Peek hit = std::as_const(*slot.cache).peek_prehashed(key, h, now);
-    if (!hit) [[unlikely]] {
-      stripe.misses.fetch_add(1, std::memory_order_relaxed);
-      return std::nullopt;
-    }
-    stripe.hits.fetch_add(1, std::memory_order_relaxed);
-    if constexpr (SharedAccessPolicy<Policy>)
-      std::as_const(*slot.cache).policy().on_shared_access(hit.meta());
-    else
-      log_full = !log_access(stripe, hit.id());
-    return hit.value();
+    return std::as_const(*slot.cache)
+        .peek_prehashed(
+            key, h, now,
+            [&](const typename Shard::Peek& hit) CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
+              stripe.hits.fetch_add(1, std::memory_order_relaxed);
+              if constexpr (SharedAccessPolicy<Policy>)
+                std::as_const(*slot.cache).policy().on_shared_access(hit.meta());
+              else
+                log_full = !log_access(stripe, hit.id());
+              return hit.value();
+            },
+            [&]() CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
+              stripe.misses.fetch_add(1, std::memory_order_relaxed);
+              return std::nullopt;
+            });
   }
 
   // Records a hit on `id` in the reader's stripe; false when the log was full (the hit dropped).
@@ -341,6 +349,7 @@ class ShardedCache {
   }
 
   std::size_t shard_count_;
+  std::size_t shard_mask_;  // shard_count_ - 1, kept so shard_index() does not subtract
   ClockT clock_;
   std::unique_ptr<ShardSlot[]> shards_;
 };

@@ -98,7 +98,8 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   std::size_t stripe_count() const noexcept { return stripe_mask_ + 1; }
   Stripe& stripe(std::size_t i) noexcept { return stripes_[i]; }
   const Stripe& stripe(std::size_t i) const noexcept { return stripes_[i]; }
-  // This thread's stripe: threads are numbered in the order they first ask.
+  // This thread's stripe: threads are numbered 1, 2, ... in the order they first ask, and
+  // thread n takes stripe n mod S (round-robin, so S threads never share one).
   CC_ALWAYS_INLINE Stripe& stripe_of_this_thread() noexcept {
     return stripes_[thread_number() & stripe_mask_];
   }
@@ -135,9 +136,15 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   // a branch, with nothing to remember between them.
   class CC_SCOPED_CAPABILITY Reader {
    public:
+    // The writer bit is the sign bit, and the count never reaches it: "the new value is
+    // negative" is "a writer is there", which x86 reads from the flags of one `lock add` (the
+    // old value's bit took a `lock xadd`, a register load and a test: callgrind, 2 instructions
+    // a read).
     CC_ALWAYS_INLINE Reader(ReadMostlyLock& lock, Stripe& stripe) CC_ACQUIRE_SHARED(lock)
         : stripe_(stripe) {
-      if (stripe.state.fetch_add(1, std::memory_order_acquire) & kWriterBit) [[unlikely]]
+      static_assert(kWriterBit == std::uint32_t{1} << 31);
+      if (static_cast<std::int32_t>(stripe.state.fetch_add(1, std::memory_order_acquire) + 1) < 0)
+          [[unlikely]]
         enter_slow(lock, stripe);
     }
     CC_ALWAYS_INLINE ~Reader() CC_RELEASE() {
@@ -201,11 +208,12 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     const std::size_t cores = std::thread::hardware_concurrency();
     return cores < 2 ? 2 : (cores > 128 ? 128 : cores);
   }
+  // 1-based, so that 0 can mean "not assigned yet" without a subtraction on every read.
   CC_ALWAYS_INLINE static std::size_t thread_number() noexcept {
-    static constinit thread_local std::size_t number = 0;  // 0: not assigned yet
+    static constinit thread_local std::size_t number = 0;
     if (number == 0) [[unlikely]]
       number = next_thread_number();
-    return number - 1;
+    return number;
   }
   [[gnu::noinline]] static std::size_t next_thread_number() noexcept {
     static std::atomic<std::size_t> next{0};
