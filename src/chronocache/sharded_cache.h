@@ -244,21 +244,22 @@ class ShardedCache {
                                                 const Q& key, Hashed h, TimePoint now,
                                                 bool& log_full) {
     ReadMostlyLock::Reader reader(slot.lock, stripe);
-    return std::as_const(*slot.cache)
-        .peek_prehashed(
-            key, h, now,
-            [&](const typename Shard::Peek& hit) CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
-              stripe.hits.fetch_add(1, std::memory_order_relaxed);
-              if constexpr (SharedAccessPolicy<Policy>)
-                std::as_const(*slot.cache).policy().on_shared_access(hit.meta());
-              else
-                log_full = !log_access(stripe, hit.id());
-              return hit.value();
-            },
-            [&]() CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
-              stripe.misses.fetch_add(1, std::memory_order_relaxed);
-              return std::nullopt;
-            });
+    // Taken here, under the reader's hold: the analysis does not carry a hold into a lambda.
+    const Shard& shard = *slot.cache;
+    return shard.peek_prehashed(
+        key, h, now,
+        [&](const typename Shard::Peek& hit) CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
+          stripe.hits.fetch_add(1, std::memory_order_relaxed);
+          if constexpr (SharedAccessPolicy<Policy>)
+            shard.policy().on_shared_access(hit.meta());
+          else
+            log_full = !log_access(stripe, hit.id());
+          return hit.value();
+        },
+        [&]() CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
+          stripe.misses.fetch_add(1, std::memory_order_relaxed);
+          return std::nullopt;
+        });
   }
 
   // Records a hit on `id` in the reader's stripe; false when the log was full (the hit dropped).
