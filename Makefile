@@ -13,6 +13,7 @@
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
+#   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
@@ -27,7 +28,7 @@ DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
                 pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev \
-                libtbb-dev
+                libtbb-dev libjemalloc2 libmimalloc2.0
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -36,7 +37,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -130,6 +131,17 @@ bench-threads-engine: setup
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS) --target threads_bench
 	build/release/bench/threads_bench --commit $$(git rev-parse --short HEAD) $(BENCH_ARGS)
+
+# RecordArena against the process's malloc (bench/micro/arena_bench.cc), once with glibc's and
+# once with each of jemalloc and mimalloc preloaded (Debian's runtime libraries, from setup).
+ARENA_PEERS := /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/x86_64-linux-gnu/libmimalloc.so.2
+bench-arena: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target arena_bench
+	@echo "== malloc: glibc"; build/release/bench/arena_bench --reps 3 $(BENCH_ARGS)
+	@for lib in $(ARENA_PEERS); do \
+	  echo; echo "== malloc: $$lib"; LD_PRELOAD=$$lib build/release/bench/arena_bench --reps 3 $(BENCH_ARGS); \
+	done
 
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only

@@ -1,0 +1,318 @@
+#include "chronocache/memory/record_arena.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <initializer_list>
+#include <new>
+
+#include "chronocache/base/assert.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CC_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define CC_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define CC_POISON(p, n) static_cast<void>(0)
+#define CC_UNPOISON(p, n) static_cast<void>(0)
+#endif
+
+namespace chronocache {
+
+struct RecordArena::PageInfo {
+  PageInfo* prev = nullptr;
+  PageInfo* next = nullptr;
+  void* free_records = nullptr;  // freed records, each holding the next one's address
+  std::uint32_t bump = 0;        // bytes handed out by bumping
+  std::uint32_t live = 0;        // records on this page
+  std::uint16_t size_class = 0;
+  bool in_use = false;      // holds (or held, since it last emptied) a class's records
+  bool has_room = false;    // on its class's with_room list
+  bool evacuating = false;  // on its class's evacuating list
+  bool resident = false;    // memory may be resident (touched since mapped or released)
+};
+
+// A chunk's first page: the bookkeeping of its pages. Entry 0 describes the bookkeeping page
+// itself and is never handed out.
+struct RecordArena::Chunk {
+  PageInfo pages[kPagesPerChunk];
+  Chunk* next = nullptr;
+};
+
+namespace {
+// Bytes of a chunk's first page that its bookkeeping touches.
+constexpr std::size_t kBookkeepingBytes = 4096;
+// The freed-record list is threaded through the records: the smallest class must hold a pointer.
+static_assert(SizeClasses::bytes_of(0) >= sizeof(void*));
+static_assert(SizeClasses::kMaxClassBytes <= RecordArena::kPageBytes);
+}  // namespace
+
+// ---- Lists
+// ---------------------------------------------------------------------------------------
+
+void RecordArena::PageList::push_front(PageInfo* page) noexcept {
+  page->prev = nullptr;
+  page->next = head;
+  if (head != nullptr) head->prev = page;
+  head = page;
+  if (tail == nullptr) tail = page;
+  ++length;
+}
+
+void RecordArena::PageList::push_back(PageInfo* page) noexcept {
+  page->next = nullptr;
+  page->prev = tail;
+  if (tail != nullptr) tail->next = page;
+  tail = page;
+  if (head == nullptr) head = page;
+  ++length;
+}
+
+void RecordArena::PageList::remove(PageInfo* page) noexcept {
+  (page->prev != nullptr ? page->prev->next : head) = page->next;
+  (page->next != nullptr ? page->next->prev : tail) = page->prev;
+  page->prev = page->next = nullptr;
+  --length;
+}
+
+// ---- Addresses
+// -----------------------------------------------------------------------------------
+
+RecordArena::PageInfo* RecordArena::page_info(const void* record) noexcept {
+  const auto address = reinterpret_cast<std::uintptr_t>(record);
+  auto* chunk = reinterpret_cast<Chunk*>(address & ~(kChunkBytes - 1));
+  return &chunk->pages[(address / kPageBytes) % kPagesPerChunk];
+}
+
+unsigned char* RecordArena::page_address(const PageInfo* page) noexcept {
+  const auto info = reinterpret_cast<std::uintptr_t>(page);
+  const std::uintptr_t chunk = info & ~(kChunkBytes - 1);
+  const std::size_t index = (info - chunk - offsetof(Chunk, pages)) / sizeof(PageInfo);
+  return reinterpret_cast<unsigned char*>(chunk + index * kPageBytes);
+}
+
+// ---- Records
+// -------------------------------------------------------------------------------------
+
+void* RecordArena::allocate(std::size_t bytes) noexcept {
+  if (bytes > SizeClasses::kMaxClassBytes) return allocate_on_heap(bytes);
+  const std::size_t c = SizeClasses::class_of(bytes);
+  const std::size_t size = SizeClasses::bytes_of(c);
+  ClassState& state = classes_[c];
+  PageInfo* page = state.recent != nullptr && state.recent->free_records != nullptr
+                       ? state.recent
+                       : state.with_room.head;
+  if (page == nullptr) {
+    page = take_empty_page(c);
+    if (page == nullptr) return nullptr;
+  }
+  void* record;
+  if (page->free_records != nullptr) {
+    record = page->free_records;
+    CC_UNPOISON(record, size);
+    page->free_records = *static_cast<void**>(record);
+  } else {
+    record = page_address(page) + page->bump;
+    CC_UNPOISON(record, size);
+    page->bump += static_cast<std::uint32_t>(size);
+  }
+  ++page->live;
+  if (page->free_records == nullptr && page->bump + size > kPageBytes) {
+    state.with_room.remove(page);  // full: it rejoins at the back when a record leaves
+    page->has_room = false;
+  }
+  ++state.records;
+  ++records_;
+  record_bytes_ += size;
+  return record;
+}
+
+void RecordArena::deallocate(void* record, std::size_t bytes) noexcept {
+  if (bytes > SizeClasses::kMaxClassBytes) return deallocate_on_heap(record);
+  PageInfo* page = page_info(record);
+  const std::size_t c = page->size_class;
+  CC_ASSERT(page->in_use && page->live > 0 && c == SizeClasses::class_of(bytes));
+  const std::size_t size = SizeClasses::bytes_of(c);
+  ClassState& state = classes_[c];
+  *static_cast<void**>(record) = page->free_records;
+  page->free_records = record;
+  CC_POISON(record, size);
+  --page->live;
+  --state.records;
+  --records_;
+  record_bytes_ -= size;
+  if (page->live == 0) {
+    (page->evacuating ? state.evacuating : state.with_room).remove(page);
+    page->has_room = page->evacuating = false;
+    if (state.recent == page) state.recent = nullptr;
+    --state.pages;
+    give_back_empty_page(page);
+    return;
+  }
+  if (page->evacuating) return;
+  if (!page->has_room) {
+    state.with_room.push_back(page);
+    page->has_room = true;
+  }
+  state.recent = page;
+}
+
+std::size_t RecordArena::usable_bytes(const void* record, std::size_t bytes) noexcept {
+  if (bytes > SizeClasses::kMaxClassBytes) return malloc_usable_size(const_cast<void*>(record));
+  return SizeClasses::rounded(bytes);
+}
+
+std::size_t RecordArena::footprint(std::size_t bytes) noexcept {
+  if (bytes > SizeClasses::kMaxClassBytes) return (bytes + 8 + 15) / 16 * 16;  // glibc's chunk
+  return SizeClasses::rounded(bytes);
+}
+
+void* RecordArena::allocate_on_heap(std::size_t bytes) noexcept {
+  void* record = std::malloc(bytes);
+  if (record == nullptr) return nullptr;
+  // What the heap really gives: the usable bytes plus glibc's 8-byte chunk header.
+  const std::size_t chunk = malloc_usable_size(record) + 8;
+  heap_bytes_ += chunk;
+  record_bytes_ += chunk;
+  ++records_;
+  return record;
+}
+
+void RecordArena::deallocate_on_heap(void* record) noexcept {
+  const std::size_t chunk = malloc_usable_size(record) + 8;
+  heap_bytes_ -= chunk;
+  record_bytes_ -= chunk;
+  --records_;
+  std::free(record);
+}
+
+// ---- Pages
+// ---------------------------------------------------------------------------------------
+
+RecordArena::PageInfo* RecordArena::take_empty_page(std::size_t size_class) noexcept {
+  PageInfo* page = empty_resident_.head;
+  if (page != nullptr) {
+    empty_resident_.remove(page);
+  } else {
+    if (empty_released_.head == nullptr && !map_chunk()) return nullptr;
+    page = empty_released_.head;
+    empty_released_.remove(page);
+  }
+  CC_POISON(page_address(page), kPageBytes);  // records are unpoisoned as they are handed out
+  page->free_records = nullptr;
+  page->bump = 0;
+  page->live = 0;
+  page->size_class = static_cast<std::uint16_t>(size_class);
+  page->in_use = true;
+  page->resident = true;
+  page->has_room = true;
+  classes_[size_class].with_room.push_front(page);
+  ++classes_[size_class].pages;
+  ++pages_in_use_;
+  return page;
+}
+
+void RecordArena::give_back_empty_page(PageInfo* page) noexcept {
+  page->in_use = false;
+  --pages_in_use_;
+  if (empty_resident_.length < kSpareResidentPages) {
+    empty_resident_.push_front(page);
+    return;
+  }
+  // Past the spares: back to the OS. The mapping stays, so the page is reused without a
+  // system call; its next touch faults in zeroed memory.
+  madvise(page_address(page), kPageBytes, MADV_DONTNEED);
+  page->resident = false;
+  empty_released_.push_front(page);
+}
+
+bool RecordArena::map_chunk() noexcept {
+  // Map twice the size and trim, so the chunk is aligned to its size.
+  void* raw =
+      mmap(nullptr, 2 * kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return false;
+  const auto start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (start + kChunkBytes - 1) & ~(kChunkBytes - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  const std::uintptr_t end = start + 2 * kChunkBytes;
+  if (end > aligned + kChunkBytes)
+    munmap(reinterpret_cast<void*>(aligned + kChunkBytes), end - aligned - kChunkBytes);
+  static_assert(sizeof(Chunk) <= kBookkeepingBytes);
+  auto* chunk = ::new (reinterpret_cast<void*>(aligned)) Chunk;
+  chunk->next = chunks_head_;
+  chunks_head_ = chunk;
+  ++chunks_;
+  // Pages in address order, first out first: a filling arena touches its memory sequentially.
+  for (std::size_t i = kPagesPerChunk; i-- > 1;) empty_released_.push_front(&chunk->pages[i]);
+  return true;
+}
+
+RecordArena::~RecordArena() {
+  for (Chunk* chunk = chunks_head_; chunk != nullptr;) {
+    Chunk* next = chunk->next;
+    CC_UNPOISON(chunk, kChunkBytes);
+    munmap(chunk, kChunkBytes);
+    chunk = next;
+  }
+}
+
+std::size_t RecordArena::resident_bytes() const noexcept {
+  return (pages_in_use_ + empty_resident_.length) * kPageBytes + chunks_ * kBookkeepingBytes +
+         heap_bytes_;
+}
+
+// ---- Compaction
+// ----------------------------------------------------------------------------------
+
+void RecordArena::release_marks(ClassState& state) noexcept {
+  state.recent = nullptr;  // the plan may mark it
+  while (PageInfo* page = state.evacuating.head) {
+    state.evacuating.remove(page);
+    page->evacuating = false;
+    const std::size_t size = SizeClasses::bytes_of(page->size_class);
+    if (page->free_records != nullptr || page->bump + size <= kPageBytes) {
+      state.with_room.push_back(page);
+      page->has_room = true;
+    }
+  }
+}
+
+std::size_t RecordArena::plan_compaction() noexcept {
+  std::size_t to_move = 0;
+  for (std::size_t c = 0; c < SizeClasses::kCount; ++c) {
+    ClassState& state = classes_[c];
+    release_marks(state);
+    const std::size_t per_page = kPageBytes / SizeClasses::bytes_of(c);
+    const std::size_t needed = (state.records + per_page - 1) / per_page;
+    if (state.pages < needed + 2) continue;  // within two pages of tight: nothing worth moving
+    // Marks pages with room, sparsest first (a quarter full or less, then half), while their
+    // records fit in the room left on the pages that stay, and one page of slack remains.
+    std::size_t room_left = state.pages * per_page - state.records;
+    std::size_t marked = 0;
+    for (const std::size_t most_live : {per_page / 4, per_page / 2}) {
+      for (PageInfo* page = state.with_room.head; page != nullptr;) {
+        PageInfo* next = page->next;
+        const std::size_t page_room = per_page - page->live;
+        if (page->live <= most_live && room_left >= page_room + page->live &&
+            state.pages - marked > needed + 1) {
+          room_left -= page_room + page->live;
+          state.with_room.remove(page);
+          page->has_room = false;
+          page->evacuating = true;
+          state.evacuating.push_back(page);
+          to_move += page->live;
+          ++marked;
+        }
+        page = next;
+      }
+    }
+  }
+  return to_move;
+}
+
+bool RecordArena::should_relocate(const void* record, std::size_t bytes) const noexcept {
+  return bytes <= SizeClasses::kMaxClassBytes && page_info(record)->evacuating;
+}
+
+}  // namespace chronocache
