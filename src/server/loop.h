@@ -94,6 +94,7 @@ class Loop final : public SessionHost {
   int tick_ms() const CC_REQUIRES(state_.mu);
   void housekeeping() CC_REQUIRES(state_.mu);
   void expire_slice() CC_REQUIRES(state_.mu);
+  void compact_slice() CC_REQUIRES(state_.mu);
 
   ServerState& state_;
   const std::size_t index_;

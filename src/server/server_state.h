@@ -32,6 +32,7 @@
 #include "server/store/batch_clock.h"
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
+#include "server/store/record_compactor.h"
 
 namespace chronocached {
 
@@ -104,6 +105,14 @@ inline MemoryBudget::Settings memory_settings(const ServerConfig& config) {
   return s;
 }
 
+// The records' compaction, as activedefrag and its thresholds set it.
+inline RecordCompactor::Settings compactor_settings(const ServerConfig& config) {
+  return RecordCompactor::Settings{
+      .enabled = config.activedefrag,
+      .ignore_bytes = static_cast<std::size_t>(config.active_defrag_ignore_bytes),
+      .threshold_percent = static_cast<unsigned>(config.active_defrag_threshold_lower)};
+}
+
 // Snapshots' settings, as SAVE, BGSAVE and the save points take them.
 inline Snapshots::Settings snapshot_settings(const ServerConfig& config) {
   return Snapshots::Settings{.path = snapshot_path(config), .save_points = save_points(config)};
@@ -151,6 +160,7 @@ struct ServerState {
         logger(std::move(log)),
         keyspace(static_cast<std::size_t>(config.databases), hash_seed, clock.reading()),
         memory(keyspace),
+        compactor(keyspace),
         snapshots(keyspace, logger),
         random(hash_seed ^ 0x5bd1e995) {
     for (long long i = 0; i < config.threads; ++i) io.push_back(std::make_unique<IoCounters>());
@@ -163,6 +173,7 @@ struct ServerState {
   // The loops copy what they read outside the lock when `config_generation` moves.
   void apply_config() {
     memory.configure(memory_settings(config));
+    compactor.configure(compactor_settings(config));
     snapshots.configure(snapshot_settings(config));
     ++config_generation;
   }
@@ -177,7 +188,8 @@ struct ServerState {
   BatchClock clock;  // the batch's time for every loop (before keyspace: the engines read it)
   Logger logger;     // the server's log (Server::log)
   Keyspace keyspace;
-  MemoryBudget memory;  // maxmemory: what is counted, what is evicted (store/memory_budget.h)
+  MemoryBudget memory;        // maxmemory: what is counted, what is evicted (store/memory_budget.h)
+  RecordCompactor compactor;  // activedefrag: the records' arena gives memory back
   // SAVE, BGSAVE, save points, load at start. After keyspace: destroyed first, so a running
   // capture is abandoned while its engines still exist.
   Snapshots snapshots;

@@ -66,9 +66,10 @@ def test_keys_with_ttls_expire_without_reads_and_free_their_memory(r, malloc_is_
     assert expired_keys(r) == 20000
     assert keyspace(r)["keys"] == 5000
     assert keyspace(r)["expires"] == 0
-    # Each record is freed as its key expires: ~20 K records of ~40 bytes and more.
+    # Each record is freed as its key expires: 20 K records of 28-32 bytes, each the arena's
+    # 32-byte class (store/blob.h).
     if malloc_is_glibc:
-        assert r.info("memory")["used_memory"] < memory_loaded - 20000 * 32
+        assert r.info("memory")["used_memory"] <= memory_loaded - 20000 * 32
     assert r.get("persistent:4999") == "v" * 16
 
 

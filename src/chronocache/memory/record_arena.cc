@@ -38,6 +38,7 @@ struct RecordArena::PageInfo {
 struct RecordArena::Chunk {
   PageInfo pages[kPagesPerChunk];
   Chunk* next = nullptr;
+  RecordArena* owner = nullptr;
 };
 
 namespace {
@@ -83,6 +84,11 @@ RecordArena::PageInfo* RecordArena::page_info(const void* record) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(record);
   auto* chunk = reinterpret_cast<Chunk*>(address & ~(kChunkBytes - 1));
   return &chunk->pages[(address / kPageBytes) % kPagesPerChunk];
+}
+
+RecordArena& RecordArena::owner_of(const void* record) noexcept {
+  const auto address = reinterpret_cast<std::uintptr_t>(record);
+  return *reinterpret_cast<const Chunk*>(address & ~(kChunkBytes - 1))->owner;
 }
 
 unsigned char* RecordArena::page_address(const PageInfo* page) noexcept {
@@ -131,8 +137,21 @@ void* RecordArena::allocate(std::size_t bytes) noexcept {
 void RecordArena::deallocate(void* record, std::size_t bytes) noexcept {
   if (bytes > SizeClasses::kMaxClassBytes) return deallocate_on_heap(record);
   PageInfo* page = page_info(record);
+  CC_ASSERT(&owner_of(record) == this && page->size_class == SizeClasses::class_of(bytes));
+  deallocate_packed_here(record, page);
+}
+
+std::size_t RecordArena::packed_bytes(const void* record) noexcept {
+  return SizeClasses::bytes_of(page_info(record)->size_class);
+}
+
+void RecordArena::deallocate_packed(void* record) noexcept {
+  owner_of(record).deallocate_packed_here(record, page_info(record));
+}
+
+void RecordArena::deallocate_packed_here(void* record, PageInfo* page) noexcept {
+  CC_ASSERT(page->in_use && page->live > 0);
   const std::size_t c = page->size_class;
-  CC_ASSERT(page->in_use && page->live > 0 && c == SizeClasses::class_of(bytes));
   const std::size_t size = SizeClasses::bytes_of(c);
   ClassState& state = classes_[c];
   *static_cast<void**>(record) = page->free_records;
@@ -143,7 +162,11 @@ void RecordArena::deallocate(void* record, std::size_t bytes) noexcept {
   --records_;
   record_bytes_ -= size;
   if (page->live == 0) {
-    (page->evacuating ? state.evacuating : state.with_room).remove(page);
+    if (page->evacuating) {
+      state.evacuating.remove(page);
+    } else if (page->has_room) {
+      state.with_room.remove(page);
+    }
     page->has_room = page->evacuating = false;
     if (state.recent == page) state.recent = nullptr;
     --state.pages;
@@ -240,6 +263,7 @@ bool RecordArena::map_chunk() noexcept {
     munmap(reinterpret_cast<void*>(aligned + kChunkBytes), end - aligned - kChunkBytes);
   static_assert(sizeof(Chunk) <= kBookkeepingBytes);
   auto* chunk = ::new (reinterpret_cast<void*>(aligned)) Chunk;
+  chunk->owner = this;
   chunk->next = chunks_head_;
   chunks_head_ = chunk;
   ++chunks_;
@@ -313,6 +337,10 @@ std::size_t RecordArena::plan_compaction() noexcept {
 
 bool RecordArena::should_relocate(const void* record, std::size_t bytes) const noexcept {
   return bytes <= SizeClasses::kMaxClassBytes && page_info(record)->evacuating;
+}
+
+bool RecordArena::wants_moved(const void* packed_record) noexcept {
+  return page_info(packed_record)->evacuating;
 }
 
 }  // namespace chronocache

@@ -71,6 +71,19 @@ class RecordArena {
   // Bytes a record allocated with `bytes` may use (its class's size; for a heap record, what
   // malloc made usable). The owner may grow a record in place up to this.
   static std::size_t usable_bytes(const void* record, std::size_t bytes) noexcept;
+
+  // ---- Packed records from their address alone ----------------------------------------------
+  // A record of at most SizeClasses::kMaxClassBytes is packed in a page, which knows its class
+  // and its arena, so a holder that keeps only the address (a one-pointer handle) can still
+  // measure and free it. The arena's contract holds: call these under whatever serialises
+  // that arena's other calls.
+  static bool is_packed(std::size_t bytes) noexcept { return bytes <= SizeClasses::kMaxClassBytes; }
+  // The bytes of the record's class: what it may use, and what it takes.
+  static std::size_t packed_bytes(const void* record) noexcept;
+  // Frees a packed record into the arena it came from.
+  static void deallocate_packed(void* record) noexcept;
+  // The arena a packed record came from.
+  static RecordArena& owner_of(const void* record) noexcept;
   // What a record of `bytes` takes from the arena: its class's size (heap records: an estimate
   // of their malloc chunk).
   static std::size_t footprint(std::size_t bytes) noexcept;
@@ -82,6 +95,8 @@ class RecordArena {
   std::size_t plan_compaction() noexcept;
   // Whether the record sits on a page being evacuated: the owner should move it.
   bool should_relocate(const void* record, std::size_t bytes) const noexcept;
+  // should_relocate for a packed record, from its address alone.
+  static bool wants_moved(const void* packed_record) noexcept;
 
   // ---- Accounting (O(1)) -----------------------------------------------------------------------
   std::size_t records() const noexcept { return records_; }
@@ -95,6 +110,12 @@ class RecordArena {
   std::size_t mapped_bytes() const noexcept { return chunks_ * kChunkBytes + heap_bytes_; }
   // Pages holding at least one packed record.
   std::size_t pages_in_use() const noexcept { return pages_in_use_; }
+  // Bytes of those pages that hold no record: what compaction could give back.
+  std::size_t waste_bytes() const noexcept {
+    return pages_in_use_ * kPageBytes - (record_bytes_ - heap_bytes_);
+  }
+  // Packed records' bytes (record_bytes() without the heap records).
+  std::size_t packed_record_bytes() const noexcept { return record_bytes_ - heap_bytes_; }
 
  private:
   struct PageInfo;
@@ -120,6 +141,7 @@ class RecordArena {
   };
 
   static PageInfo* page_info(const void* record) noexcept;
+  void deallocate_packed_here(void* record, PageInfo* page) noexcept;
   static unsigned char* page_address(const PageInfo* page) noexcept;
   PageInfo* take_empty_page(std::size_t size_class) noexcept;
   void give_back_empty_page(PageInfo* page) noexcept;

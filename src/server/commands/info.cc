@@ -203,8 +203,16 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("mem_clients_normal", memory.client_bytes());
   info.field("mem_aof_buffer", 0);
   info.field("mem_allocator", "libc");
+  info.field("active_defrag_running", server.compactor.running() ? 1 : 0);
   info.field("lazyfree_pending_objects", 0);
   info.field("lazyfreed_objects", 0);
+  // chronocached's own: the records' arena (docs/design/memory.md). Its pages' bytes against its
+  // records' bytes is the fragmentation activedefrag works on.
+  const chronocache::RecordArena& arena = server.keyspace.arena();
+  info.field("arena_records", arena.records());
+  info.field("arena_record_bytes", arena.record_bytes());
+  info.field("arena_page_bytes", arena.pages_in_use() * chronocache::RecordArena::kPageBytes);
+  info.field("arena_resident_bytes", arena.resident_bytes());
 }
 
 // Redis 7.0's fields in Redis's order. No fork, so the copy-on-write fields stay 0: a BGSAVE
@@ -289,6 +297,13 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("latest_fork_usec", 0);
   info.field("total_forks", 0);
   info.field("migrate_cached_sockets", 0);
+  info.field("slave_expires_tracked_keys", 0);
+  // Records the compaction moved (store/record_compactor.h); a miss is a record it looked at
+  // and left, which our walk does not count.
+  info.field("active_defrag_hits", server.compactor.moved());
+  info.field("active_defrag_misses", 0);
+  info.field("active_defrag_key_hits", server.compactor.moved());
+  info.field("active_defrag_key_misses", 0);
   info.field("total_error_replies", stats.total_error_replies);
 }
 
@@ -493,6 +508,7 @@ void reset_stats(ServerState& server) {
   stats.keyspace_misses_reset = engine.misses;
   stats.expired_keys_reset = engine.expired;
   stats.evicted_keys_reset = server.memory.evicted();
+  server.compactor.reset_stats();
   stats.commands.clear();
   stats.errors.clear();
   server.used_memory_peak = 0;

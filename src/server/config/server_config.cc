@@ -230,6 +230,10 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::maxmemory_samples, 1, 2147483647>("maxmemory-samples", true),
       integer_param<&ServerConfig::maxmemory_eviction_tenacity, 0, 100>(
           "maxmemory-eviction-tenacity", true),
+      bool_param<&ServerConfig::activedefrag>("activedefrag", true),
+      memory_param<&ServerConfig::active_defrag_ignore_bytes>("active-defrag-ignore-bytes", true),
+      integer_param<&ServerConfig::active_defrag_threshold_lower, 0, 1000>(
+          "active-defrag-threshold-lower", true),
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
       ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true},
@@ -261,6 +265,7 @@ const char* const kUsage =
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
     "          tcp-backlog hz threads (io-threads) maxmemory maxmemory-policy loglevel logfile dir "
     "dbfilename\n"
+    "          activedefrag active-defrag-ignore-bytes active-defrag-threshold-lower\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";
 

@@ -44,6 +44,13 @@ struct ServerConfig {
   std::string maxmemory_policy = "noeviction";  // one of kMaxmemoryPolicies (maxmemory_policy.h)
   long long maxmemory_samples = 5;              // keys the sampled policies look at per victim
   long long maxmemory_eviction_tenacity = 10;   // 0..100: the time one eviction pass may take
+  // Compaction of the records' arena (store/record_compactor.h), under Redis's names. On by
+  // default, unlike Redis's (which needs its patched jemalloc): memory coming back after keys
+  // leave is what this cache promises. A pass starts when the arena's unused bytes exceed both
+  // the ignore bytes and the threshold percent of the records' bytes.
+  bool activedefrag = true;
+  long long active_defrag_ignore_bytes = 4LL << 20;
+  long long active_defrag_threshold_lower = 10;
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output
   // Snapshots (docs/design/server.md, "Snapshots"). The file is ours, not an RDB: a default name

@@ -55,7 +55,7 @@ class LoadPipeline {
     if (pushed_ >= kDepth)
       slot.db->load_record(std::move(slot.record), slot.hash, slot.deadline, now);
     slot.db = &db;
-    slot.record = Blob::record(key, value);
+    slot.record = db.make_record(key, value);
     slot.hash = db.prefetch_table(key);
     slot.deadline = deadline;
     ++pushed_;

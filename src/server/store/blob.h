@@ -1,18 +1,26 @@
-// Blob: the server's stored entry, one pointer wide: a key and its value in one heap block.
+// Blob: the server's stored entry, one pointer wide: a key and its value in one block.
 //
-// A table slot holds one Blob (8 bytes) beside the engine's 32-bit deadline: 16 bytes a slot.
-// The block, allocated with exactly its bytes (malloc rounds it up to its size class):
+// A table slot holds one Blob (8 bytes) beside the engine's 32-bit deadline. The block:
 //
-//   [ value size:u31 grown:1 | key size: varint | key bytes | value bytes | (growth room) ]
+//   [ key size << 2 | packed | grown : varint | value size : varint | key | value | (room) ]
 //
-// With the key beside the value, a key costs one allocation, not two: a 16-byte key with a
-// 16-byte value is 37 bytes, glibc's 48-byte chunk (docs/design/server.md has the arithmetic).
-// A value's spare room is whatever malloc_usable_size reports past it, so there is no capacity
-// field; APPEND and SETRANGE grow it geometrically and mark it "grown", which OBJECT ENCODING
-// reports as Redis's "raw". Overwriting a value with one that fits reuses the block.
+// With the key beside the value, a key costs one allocation, not two. Both sizes are varints
+// (one byte each below 32 and 128 bytes): a 14-byte key with a 16-byte value is a 32-byte record.
+// A stored record (Blob::record with the keyspace's RecordArena) is packed in the arena's
+// 32-byte class, against 37 bytes in glibc's 48-byte chunk before (docs/design/memory.md);
+// records past the arena's largest class, records made without an arena and plain byte strings
+// live on the heap. `packed` says which, so the Blob frees and measures its block from the
+// address alone (RecordArena::deallocate_packed), without an arena at hand. A value's spare
+// room is whatever its block holds past it (the arena class's size, or malloc_usable_size),
+// so there is no capacity field; APPEND and SETRANGE grow it geometrically and mark it
+// "grown", which OBJECT ENCODING reports as Redis's "raw". Overwriting a value with one that
+// fits reuses the block; one that does not gets a new block of the same kind (a packed record
+// stays in its arena while it fits a class).
 //
 // A Blob made from bytes alone (Blob(value)) has an empty key: a plain byte string. The empty
 // Blob owns no block. Sizes are bounded by proto-max-bulk-len (Redis's 512 MiB), below 2^31.
+// Thread safety: a packed record is allocated, resized and freed only under whatever serialises
+// its arena (the server's state lock); reading it needs no more than reading any Blob.
 #pragma once
 
 #include <cstddef>
@@ -22,29 +30,35 @@
 
 #include "chronocache/base/hash.h"
 #include "chronocache/memory/heap_bytes.h"
+#include "chronocache/memory/record_arena.h"
 
 namespace chronocached {
 
 class Blob {
  public:
-  // The longest key or value a Blob holds (its 31-bit size field). The server refuses longer
-  // request arguments however high proto-max-bulk-len is set: a Blob past it stops the process.
+  // The longest key or value a Blob holds. The server refuses longer request arguments however
+  // high proto-max-bulk-len is set: a Blob past it stops the process.
   static constexpr std::size_t kMaxBytes = 0x7FFFFFFF;
 
   Blob() noexcept = default;
-  explicit Blob(std::string_view value) : Blob(std::string_view(), value) {}
-  // The stored form of a key and its value.
-  static Blob record(std::string_view key, std::string_view value) { return Blob(key, value); }
+  explicit Blob(std::string_view value) : Blob(std::string_view(), value, nullptr) {}
+  // The stored form of a key and its value: packed in `arena` when it fits a class (the
+  // keyspace's; the caller holds what serialises it), else on the heap.
+  static Blob record(std::string_view key, std::string_view value,
+                     chronocache::RecordArena* arena = nullptr) {
+    return Blob(key, value, arena);
+  }
 
   Blob(Blob&& other) noexcept {
     set_block(other.block());
     other.set_block(nullptr);
   }
   Blob& operator=(Blob&& other) noexcept;
-  // Copies are deep. The engine copies a key only to remember a deadline beyond its 32-bit window.
-  Blob(const Blob& other) : Blob(other.key(), other.view()) {}
+  // Copies are deep, and on the heap. The engine copies a key only to remember a deadline
+  // beyond its 32-bit window.
+  Blob(const Blob& other) : Blob(other.key(), other.view(), nullptr) {}
   Blob& operator=(const Blob& other) {
-    if (this != &other) *this = Blob(other.key(), other.view());
+    if (this != &other) *this = Blob(other.key(), other.view(), nullptr);
     return *this;
   }
   ~Blob();
@@ -56,8 +70,10 @@ class Blob {
     return {l.value, l.value_size};
   }
   operator std::string_view() const noexcept { return view(); }  // NOLINT: a Blob is bytes
-  std::size_t size() const noexcept { return block() == nullptr ? 0 : header() & kSizeMask; }
-  bool grown() const noexcept { return block() != nullptr && (header() & kGrownBit) != 0; }
+  std::size_t size() const noexcept { return block() == nullptr ? 0 : layout().value_size; }
+  bool grown() const noexcept { return block() != nullptr && (block()[0] & kGrownBit) != 0; }
+  // Whether the block is packed in a RecordArena (else it is on the heap).
+  bool packed() const noexcept { return block() != nullptr && (block()[0] & kPackedBit) != 0; }
   // The key bytes (empty for a plain byte string).
   std::string_view key() const noexcept {
     if (block() == nullptr) return {};
@@ -80,21 +96,26 @@ class Blob {
   Resize write_at(std::size_t offset, std::string_view bytes);
   // Marks the value grown without changing it (COPY of a grown value stays "raw", as in Redis).
   void mark_grown() noexcept {
-    if (block() != nullptr) set_header(static_cast<std::uint32_t>(size()), true);
+    if (block() != nullptr) block()[0] |= kGrownBit;
   }
+  // Moves a packed record whose page its arena is evacuating (RecordArena::plan_compaction) to a
+  // page the arena keeps; true when it moved. The same class, so heap_bytes() does not change;
+  // views of the old block die. Under the arena's serialisation, as any change of the record.
+  bool compact();
   // Starts loading the block's first bytes (header and key) into the cache.
   void prefetch() const noexcept { __builtin_prefetch(block()); }
-  // Heap bytes this Blob holds: what the allocator hands out for its block (malloc_usable_size)
-  // plus glibc's 8-byte chunk header, i.e. the bytes the block takes from the heap. Changes only
-  // when the block is reallocated (assign past the capacity, append, write_at).
+  // Bytes this Blob's block takes: its arena class's size when packed; on the heap, what malloc
+  // hands out (malloc_usable_size) plus glibc's 8-byte chunk header. Changes only when the block
+  // is reallocated (assign past the capacity, append, write_at).
   std::size_t heap_bytes() const noexcept;
   // glibc's per-chunk bookkeeping: a chunk of usable size U occupies U + 8 bytes of heap.
   static constexpr std::size_t kMallocChunkHeader = 8;
 
  private:
-  static constexpr std::uint32_t kGrownBit = 0x80000000u;
-  static constexpr std::uint32_t kSizeMask = ~kGrownBit;
-  static_assert(kSizeMask == kMaxBytes);
+  // Flags in the low bits of the first varint (the key size's): its width does not depend on them.
+  static constexpr unsigned char kGrownBit = 1;
+  static constexpr unsigned char kPackedBit = 2;
+  static constexpr unsigned kFlagBits = 2;
 
   struct Layout {
     char* key;
@@ -103,13 +124,15 @@ class Blob {
     std::size_t value_size;
   };
 
-  Blob(std::string_view key, std::string_view value);
-  std::uint32_t header() const noexcept;
-  void set_header(std::uint32_t value_size, bool grown) noexcept;
+  Blob(std::string_view key, std::string_view value, chronocache::RecordArena* arena);
   Layout layout() const noexcept;
-  std::size_t value_capacity() const noexcept;
-  // Makes room for a value of `needed` bytes (keeping key and current value); `grown` doubles.
-  Resize reserve_value(std::size_t needed, bool grown);
+  // Bytes the block may use: its arena class, or what malloc made usable.
+  std::size_t block_capacity() const noexcept;
+  // Makes the block hold a value of `needed` bytes, keeping the key and the value's first `keep`
+  // bytes (moved to where the new size's encoding puts them), and records the new size; `grown`
+  // grows geometrically and marks the value grown. The bytes from `keep` on are the caller's.
+  Resize resize_value(std::size_t needed, std::size_t keep, bool grown);
+  static void free_block(unsigned char* block) noexcept;
 
   // The block's address, stored as bytes: a Blob has alignment 1, so a table slot of a Blob and
   // a 32-bit deadline is 12 bytes, not 16 (13 with its control byte instead of 17: 24 % less

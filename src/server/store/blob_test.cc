@@ -1,6 +1,7 @@
 // Blob: a key and its value in one block; what the server's memory per key rests on.
 #include "server/store/blob.h"
 
+#include <random>
 #include <string>
 #include <utility>
 
@@ -34,20 +35,98 @@ TEST(Blob, BytesAreBinarySafe) {
   EXPECT_EQ(b.view(), value);
 }
 
-// The memory claim of docs/design/server.md: a 16-byte key and a 16-byte value fit one
-// 48-byte glibc chunk (40 usable bytes): 4 header + 1 key length + 32 bytes. heap_bytes() is the
-// whole chunk, header included: what the record takes from the heap.
+// On the heap, a 16-byte key and a 16-byte value fit one 48-byte glibc chunk (40 usable bytes):
+// two one-byte lengths and 32 bytes. heap_bytes() is the whole chunk, header included.
 TEST(Blob, SixteenByteKeyAndValueFitOneFortyEightByteChunk) {
   const Blob b = Blob::record("key:000000123456", "0123456789abcdef");
+  EXPECT_FALSE(b.packed());
   EXPECT_LE(b.heap_bytes(), 48u);
   EXPECT_EQ(chronocache::HeapBytes<Blob>::of(b), b.heap_bytes());
 }
 
+// The memory claim of docs/design/memory.md: the server's benchmark record (a 14-byte key
+// "key:%010d" and a 16-byte value) is 32 bytes, packed in the arena's 32-byte class.
+TEST(Blob, ABenchmarkRecordTakesThirtyTwoBytesOfTheArena) {
+  chronocache::RecordArena arena;
+  {
+    const Blob b = Blob::record("key:0000123456", "0123456789abcdef", &arena);
+    EXPECT_TRUE(b.packed());
+    EXPECT_EQ(b.heap_bytes(), 32u);
+    EXPECT_EQ(arena.record_bytes(), 32u);
+    EXPECT_EQ(b.key(), "key:0000123456");
+    EXPECT_EQ(b.view(), "0123456789abcdef");
+  }
+  EXPECT_EQ(arena.records(), 0u);  // freed into the arena without the arena at hand
+  EXPECT_EQ(arena.record_bytes(), 0u);
+}
+
+TEST(Blob, ARecordPastTheLargestClassLivesOnTheHeap) {
+  chronocache::RecordArena arena;
+  const Blob b = Blob::record("k", std::string(20000, 'v'), &arena);
+  EXPECT_FALSE(b.packed());
+  EXPECT_EQ(arena.records(), 0u);
+  EXPECT_EQ(b.view(), std::string(20000, 'v'));
+}
+
+// Random edits of a record against a std::string, packed and on the heap: the key, the value
+// and the arena's exact count hold through every change of the sizes' encoding (127 -> 128
+// bytes), of class, and from the arena to the heap (a record stays there once moved).
+TEST(Blob, RandomEditsKeepKeyValueAndTheArenasCount) {
+  for (const bool in_arena : {true, false}) {
+    chronocache::RecordArena arena;
+    std::mt19937_64 rng(in_arena ? 5 : 6);
+    for (int round = 0; round < 200; ++round) {
+      const std::string key(rng() % 40, static_cast<char>('a' + round % 26));
+      std::string value(rng() % 200, 'v');
+      Blob b = Blob::record(key, value, in_arena ? &arena : nullptr);
+      for (int step = 0; step < 30; ++step) {
+        const std::size_t length = rng() % 3 == 0 ? rng() % 20000 : rng() % 300;
+        const std::string bytes(length, static_cast<char>('0' + step % 10));
+        switch (rng() % 3) {
+          case 0:
+            b.assign(bytes);
+            value = bytes;
+            break;
+          case 1:
+            b.append(bytes);
+            value += bytes;
+            break;
+          default: {
+            const std::size_t at = rng() % (value.size() + 10);
+            b.write_at(at, bytes);
+            if (at + bytes.size() > value.size()) value.resize(at + bytes.size(), '\0');
+            value.replace(at, bytes.size(), bytes);
+          }
+        }
+        if (value.size() > 60000) {
+          b.assign("");
+          value.clear();
+        }
+        ASSERT_EQ(b.key(), key);
+        ASSERT_EQ(b.view(), value);
+        ASSERT_EQ(b.size(), value.size());
+        if (b.packed()) {
+          ASSERT_TRUE(in_arena);
+          ASSERT_EQ(arena.record_bytes(), b.heap_bytes());
+        } else {
+          ASSERT_EQ(arena.record_bytes(), 0u);
+        }
+      }
+    }
+    EXPECT_EQ(arena.records(), 0u);
+  }
+}
+
 TEST(Blob, LongKeysUseAMultiByteLength) {
-  const std::string key(300, 'k');
-  const Blob b = Blob::record(key, "v");
-  EXPECT_EQ(b.key(), key);
-  EXPECT_EQ(b.view(), "v");
+  chronocache::RecordArena arena;
+  for (chronocache::RecordArena* where :
+       {static_cast<chronocache::RecordArena*>(nullptr), &arena}) {
+    const std::string key(300, 'k');
+    const Blob b = Blob::record(key, "v", where);
+    EXPECT_EQ(b.key(), key);
+    EXPECT_EQ(b.view(), "v");
+    EXPECT_EQ(b.packed(), where != nullptr);
+  }
 }
 
 TEST(Blob, AssignKeepsTheKeyAndReusesTheBlockWhenTheValueFits) {

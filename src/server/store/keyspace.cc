@@ -30,10 +30,11 @@ void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
 }
 
 Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
-       LoopClock clock)
+       chronocache::RecordArena& arena, LoopClock clock)
     : index_(index),
       watches_(&watches),
       changes_(&changes),
+      arena_(&arena),
       engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, BlobHash{hash_seed})) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
@@ -76,7 +77,8 @@ void Db::rename(std::string_view source, std::string_view target, TimePoint now)
 
 Blob& Db::insert_for_edit(std::string_view key, TimePoint now) {
   const chronocache::Hashed h = hashed(key);
-  engine_->put_prehashed(Blob::record(key, std::string_view()), NoValue{}, kNoExpiry, h, now);
+  engine_->put_prehashed(Blob::record(key, std::string_view(), arena_), NoValue{}, kNoExpiry, h,
+                         now);
   return *engine_->find_key_prehashed(key, h, now, chronocache::Access::kPeek);
 }
 
@@ -114,7 +116,8 @@ Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
                    const chronocache::TimePoint* batch_now) {
   dbs_.reserve(databases);
   for (std::size_t i = 0; i < databases; ++i)
-    dbs_.push_back(std::make_unique<Db>(i, hash_seed, watches_, changes_, LoopClock(batch_now)));
+    dbs_.push_back(
+        std::make_unique<Db>(i, hash_seed, watches_, changes_, *arena_, LoopClock(batch_now)));
 }
 
 void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {

@@ -24,6 +24,7 @@
 
 #include "chronocache/base/assert.h"
 #include "chronocache/cache.h"
+#include "chronocache/memory/record_arena.h"
 #include "chronocache/policy/lfu.h"
 #include "chronocache/policy/lru.h"
 #include "chronocache/policy/s3fifo.h"
@@ -99,9 +100,10 @@ enum class SetOutcome : std::uint8_t { kWritten, kDeclined };  // kDeclined: NX 
 
 class Db {
  public:
-  // `changes`: the keyspace's change counter, which every write here advances.
+  // `changes`: the keyspace's change counter, which every write here advances. `arena`: where
+  // records are packed (the keyspace's, shared by its databases, so SWAPDB moves no record).
   Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
-     LoopClock clock);
+     chronocache::RecordArena& arena, LoopClock clock);
 
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
@@ -240,7 +242,7 @@ class Db {
   // did not change (volatile-lru puts back a persistent victim the policy named).
   void reinsert_persistent(const Blob& record, TimePoint now) {
     const std::string_view key = record.key();
-    engine_->put_prehashed(Blob(record), NoValue{}, kNoExpiry, hashed(key), now);
+    engine_->put_prehashed(make_record(key, record.view()), NoValue{}, kNoExpiry, hashed(key), now);
   }
 
   // ---- Walks ------------------------------------------------------------------------------
@@ -257,6 +259,13 @@ class Db {
     if (record == nullptr) return std::nullopt;
     return record->key();
   }
+  // Moves the records of about `slots` slots from `cursor` that the arena is evacuating
+  // (Blob::compact); adds how many moved to `moved` and returns the next cursor, 0 at the end.
+  std::uint64_t compact_records(std::uint64_t cursor, std::size_t slots, std::size_t& moved) {
+    return engine_->rewrite_keys(cursor, slots, [&](Blob& record) {
+      if (record.compact()) ++moved;
+    });
+  }
   // Frees expired entries among at most `slots` slots; returns how many.
   std::size_t reclaim_expired(std::size_t slots, TimePoint now) {
     return engine_->reclaim_expired_at(slots, now);
@@ -270,6 +279,10 @@ class Db {
   Engine& capture_engine() { return *engine_; }
   // Makes room for `entries` before a load.
   void reserve(std::size_t entries) { engine_->reserve(entries); }
+  // A record as this database stores it (packed in the keyspace's arena), for load_record.
+  Blob make_record(std::string_view key, std::string_view value) {
+    return Blob::record(key, value, arena_);
+  }
   // Stores one loaded record (its hash from prefetch_table) with the engine's put, straight: no
   // rehash, no watcher told (nobody is connected yet).
   void load_record(Blob&& record, std::uint64_t hash, TimePoint deadline, TimePoint now) {
@@ -303,13 +316,14 @@ class Db {
       const Blob::Resize resize = entry.mutable_key().assign(value);
       entry.update(deadline, resize.old_bytes, resize.new_bytes);
     } else {
-      entry.insert(Blob::record(key, value), NoValue{}, deadline);
+      entry.insert(Blob::record(key, value, arena_), NoValue{}, deadline);
     }
   }
 
   std::size_t index_;
   WatchRegistry* watches_;
   std::uint64_t* changes_;
+  chronocache::RecordArena* arena_;
   std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
   EnginePolicy policy_ = EnginePolicy::kNone;
   std::uint64_t deadline_writes_ = 0;
@@ -336,6 +350,10 @@ class Keyspace {
     for (const auto& db : dbs_) db->set_reads_remove_expired(!paused);
   }
 
+  // The records' arena: what it holds (INFO, MEMORY STATS), and its compaction plans.
+  chronocache::RecordArena& arena() { return *arena_; }
+  const chronocache::RecordArena& arena() const { return *arena_; }
+
   // Writes since the last successful save (Redis's rdb_changes_since_last_save). A save that
   // began when the count was `at_start` forgets those; writes made during it stay counted.
   std::uint64_t changes() const { return changes_; }
@@ -345,6 +363,8 @@ class Keyspace {
   WatchRegistry watches_;
   std::uint64_t changes_ = 0;
   bool expiry_paused_ = false;
+  // Before the databases, so it outlives the records they hold; a pointer, so it never moves.
+  std::unique_ptr<chronocache::RecordArena> arena_ = std::make_unique<chronocache::RecordArena>();
   std::vector<std::unique_ptr<Db>> dbs_;
 };
 

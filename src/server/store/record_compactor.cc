@@ -1,0 +1,32 @@
+#include "server/store/record_compactor.h"
+
+namespace chronocached {
+
+bool RecordCompactor::worth_a_pass() const {
+  const chronocache::RecordArena& arena = keyspace_->arena();
+  const std::size_t waste = arena.waste_bytes();
+  return waste > settings_.ignore_bytes &&
+         waste * 100 > arena.packed_record_bytes() * settings_.threshold_percent;
+}
+
+void RecordCompactor::step(const std::function<bool()>& keep_going) {
+  if (!running_) {
+    if (!settings_.enabled || !worth_a_pass()) return;
+    if (keyspace_->arena().plan_compaction() == 0) return;  // nothing the plan could empty
+    running_ = true;
+    ++passes_;
+    db_ = 0;
+    cursor_ = 0;
+  }
+  std::size_t moved = 0;
+  while (keep_going()) {
+    cursor_ = keyspace_->db(db_).compact_records(cursor_, kSlotsPerCheck, moved);
+    if (cursor_ != 0) continue;
+    if (++db_ < keyspace_->count()) continue;
+    running_ = false;  // every database walked: the marked pages have emptied
+    break;
+  }
+  moved_ += moved;
+}
+
+}  // namespace chronocached

@@ -1,0 +1,102 @@
+"""The records' arena and its compaction (activedefrag), through redis-py: INFO memory's arena_*
+figures, INFO stats active_defrag_hits, and the process's RSS (docs/design/memory.md).
+
+Half the keys of a loaded database expire at random, which leaves every arena page about half
+used; the compaction must then move the survivors into fewer pages and give the rest back.
+Waits poll for the state they expect (wait_for); the clock is moved by DEBUG ADVANCE-CLOCK.
+"""
+import pytest
+
+from support import advance, wait_for
+
+WAIT_S = 30.0  # generous for ASan builds on a loaded 2-core machine
+KEYS = 200_000
+
+
+def memory(client):
+    return client.info("memory")
+
+
+def load_interleaved(client, count):
+    """`count` keys "k:<8 digits>" with 16-byte values (28-byte records, in the 32-byte class); every
+    odd one expires in 100 s."""
+    pipe = client.pipeline(transaction=False)
+    for i in range(count):
+        pipe.set(f"k:{i:08d}", "v" * 16, px=100_000 if i % 2 else None)
+        if i % 5000 == 4999:
+            pipe.execute()
+    pipe.execute()
+
+
+@pytest.fixture
+def r(start_server):
+    server = start_server("--enable-debug-command", "yes")
+    client = server.client(decode_responses=True)
+    yield client
+    client.close()
+
+
+def expire_half(r):
+    load_interleaved(r, KEYS)
+    loaded = memory(r)
+    assert loaded["arena_records"] == KEYS
+    assert loaded["arena_record_bytes"] == KEYS * 32
+    advance(r, 200_000)
+    assert wait_for(lambda: r.dbsize() == KEYS // 2, timeout=WAIT_S), f"dbsize {r.dbsize()}"
+    return loaded
+
+
+def test_records_are_packed_in_thirty_two_byte_classes(r):
+    r.set("key:0000123456", "0123456789abcdef")
+    m = memory(r)
+    assert m["arena_records"] == 1
+    assert m["arena_record_bytes"] == 32
+    assert r.get("key:0000123456") == "0123456789abcdef"
+
+
+def test_compaction_gives_back_the_pages_that_expiry_left_half_used(r):
+    assert r.config_get("activedefrag") == {"activedefrag": "yes"}
+    r.config_set("active-defrag-ignore-bytes", "1mb")
+    loaded = expire_half(r)
+    # Done: the survivors sit in pages they nearly fill, within a page or two of slack per class.
+    done = lambda: (memory(r)["active_defrag_running"] == 0
+                    and r.info("stats")["active_defrag_hits"] > 0
+                    and memory(r)["arena_page_bytes"] <= memory(r)["arena_record_bytes"] * 1.1
+                    + 2 * 65536)
+    assert wait_for(done, timeout=WAIT_S), f"{memory(r)} {r.info('stats')['active_defrag_hits']}"
+    after = memory(r)
+    assert after["arena_records"] == KEYS // 2
+    assert after["arena_page_bytes"] < loaded["arena_page_bytes"] * 0.6
+    # Every survivor reads back as written.
+    pipe = r.pipeline(transaction=False)
+    for i in range(0, KEYS, 2):
+        pipe.get(f"k:{i:08d}")
+    assert pipe.execute() == ["v" * 16] * (KEYS // 2)
+
+
+def test_without_activedefrag_the_half_used_pages_stay(r):
+    r.config_set("activedefrag", "no")
+    r.config_set("active-defrag-ignore-bytes", "1mb")
+    loaded = expire_half(r)
+    # Proof that server ticks ran after the expiry (each tick runs the compaction's slice right
+    # after the expiry's): a key that only the active sweep can remove is gone.
+    r.set("probe", "x", px=10)
+    advance(r, 1000)
+    assert wait_for(lambda: r.dbsize() == KEYS // 2, timeout=WAIT_S)
+    assert r.info("stats")["active_defrag_hits"] == 0
+    assert memory(r)["arena_page_bytes"] > loaded["arena_page_bytes"] * 0.9
+    # Turned on, it compacts.
+    r.config_set("activedefrag", "yes")
+    assert wait_for(lambda: r.info("stats")["active_defrag_hits"] > 0, timeout=WAIT_S)
+
+
+def test_defrag_settings_round_trip_and_bad_values_are_refused(r):
+    r.config_set("active-defrag-threshold-lower", "25")
+    assert r.config_get("active-defrag-threshold-lower") == {"active-defrag-threshold-lower": "25"}
+    r.config_set("active-defrag-ignore-bytes", "64mb")
+    assert r.config_get("active-defrag-ignore-bytes") == {
+        "active-defrag-ignore-bytes": str(64 << 20)}
+    with pytest.raises(Exception):
+        r.config_set("activedefrag", "maybe")
+    with pytest.raises(Exception):
+        r.config_set("active-defrag-threshold-lower", "-1")
