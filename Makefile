@@ -14,6 +14,7 @@
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
 #   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
+#   make bench-memory-return  RSS after half of 2 M keys are deleted, vs loaded alone, vs redis-server
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
@@ -37,7 +38,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -142,6 +143,11 @@ bench-arena: setup
 	@for lib in $(ARENA_PEERS); do \
 	  echo; echo "== malloc: $$lib"; LD_PRELOAD=$$lib build/release/bench/arena_bench --reps 3 $(BENCH_ARGS); \
 	done
+
+# RSS and used_memory after half of 2 M keys are deleted, against the survivors loaded alone, beside
+# redis-server (bench/server/run_memory_return_bench.py). About a minute.
+bench-memory-return: build-release
+	python3 bench/server/run_memory_return_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 bench-memory: build-release
 	python3 bench/engine/run_engine_bench.py --build-dir build/release --memory-only
