@@ -154,6 +154,28 @@ TEST(CacheHostApi, ScanReportsEveryEntryPresentThroughoutWhileTheTableGrows) {
   EXPECT_GT(cache.memory_bytes(), bytes_before * 3 / 2);  // the table really grew during the walk
 }
 
+// A host that moves its keys' storage (the server's records in a RecordArena) walks with
+// rewrite_keys: every stored entry, expired ones too, is handed over mutable; keys it replaces
+// with equal ones are still found, with their values.
+TEST(CacheHostApi, RewriteKeysHandsEveryStoredKeyOverAndKeepsReplacedOnesFindable) {
+  StringCache cache;
+  for (int i = 0; i < 3000; ++i) cache.put("key:" + std::to_string(i), std::to_string(i), 10s);
+  cache.put("expiring", "x", 1s);
+  cache.clock().advance(2s);  // stored, no longer live: a rewrite walk still sees it
+  std::set<std::string> seen;
+  std::uint64_t cursor = 0;
+  do {
+    cursor = cache.rewrite_keys(cursor, 100, [&](std::string& key) {
+      seen.insert(key);
+      key = std::string(key.data(), key.size());  // new storage, same key
+    });
+  } while (cursor != 0);
+  EXPECT_EQ(seen.size(), 3001u);
+  EXPECT_TRUE(seen.count("expiring") == 1);
+  for (int i = 0; i < 3000; ++i)
+    ASSERT_EQ(cache.get("key:" + std::to_string(i)), std::to_string(i)) << i;
+}
+
 TEST(CacheHostApi, ScanOfAnEmptyCacheEndsAtOnce) {
   IntCache cache;
   int calls = 0;
