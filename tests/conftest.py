@@ -149,6 +149,16 @@ def r(request, server):
 
 
 @pytest.fixture
+def own(start_server):
+    """A redis-py client on a server of the test's own (DEBUG enabled): for tests that move its
+    clock, fill it or read its whole-server figures."""
+    server = start_server("--enable-debug-command", "yes")
+    client = server.client(decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture
 def rb(server):
     """A RESP2 client that returns bytes (binary-safety tests)."""
     client = server.client(protocol=2)

@@ -36,22 +36,6 @@ def key(n):
     return b"key:%010d" % n
 
 
-def pipelined(server, commands, expected_reply):
-    """Sends the encoded commands in chunks on one socket and checks every reply."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
-        for chunk, count in commands:
-            s.sendall(chunk)
-            expected = expected_reply * count
-            got = b""
-            while len(got) < len(expected):
-                part = s.recv(len(expected) - len(got))
-                if not part:
-                    sys.exit(f"{server.name} closed the connection")
-                got += part
-            if got != expected:
-                sys.exit(f"{server.name} answered {got[:200]!r}")
-
-
 def chunks(numbers, make, per_chunk=10_000):
     batch = []
     for n in numbers:
@@ -64,12 +48,13 @@ def chunks(numbers, make, per_chunk=10_000):
 
 
 def load(server, numbers):
-    pipelined(server, chunks(numbers, lambda n: server_bench.encode(
+    server_bench.send_checked(server, chunks(numbers, lambda n: server_bench.encode(
         (b"SET", key(n), VALUE, b"EX", b"3600"))), b"+OK\r\n")
 
 
 def delete(server, numbers):
-    pipelined(server, chunks(numbers, lambda n: server_bench.encode((b"DEL", key(n)))), b":1\r\n")
+    server_bench.send_checked(
+        server, chunks(numbers, lambda n: server_bench.encode((b"DEL", key(n)))), b":1\r\n")
 
 
 def info_field(server, section, name):

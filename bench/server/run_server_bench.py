@@ -220,24 +220,32 @@ def throughput_table(args):
 # ---- Bytes per key ---------------------------------------------------------------------------
 
 
-def load_keys(server, keys, value, batch=10_000):
-    """SET key:<n> <value> EX 3600 for n in [0, keys), pipelined in batches on one socket."""
-    ok = b"+OK\r\n"
-    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+def send_checked(server, batches, reply):
+    """Sends each (encoded commands, count) batch pipelined on one socket and checks that every
+    command answered `reply`; exits with what came back otherwise."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for start in range(0, keys, batch):
-            end = min(keys, start + batch)
-            s.sendall(b"".join(encode((b"SET", b"key:%d" % n, value, b"EX", b"3600"))
-                               for n in range(start, end)))
-            expected = ok * (end - start)
+        for commands, count in batches:
+            s.sendall(commands)
+            expected = reply * count
             got = b""
             while len(got) < len(expected):
                 chunk = s.recv(len(expected) - len(got))
                 if not chunk:
-                    sys.exit(f"{server.name} closed the connection while loading")
+                    sys.exit(f"{server.name} closed the connection")
                 got += chunk
             if got != expected:
-                sys.exit(f"{server.name} answered {got[:200]!r} while loading")
+                sys.exit(f"{server.name} answered {got[:200]!r}")
+
+
+def load_keys(server, keys, value, batch=10_000):
+    """SET key:<n> <value> EX 3600 for n in [0, keys), pipelined in batches on one socket."""
+    def batches():
+        for start in range(0, keys, batch):
+            end = min(keys, start + batch)
+            yield (b"".join(encode((b"SET", b"key:%d" % n, value, b"EX", b"3600"))
+                            for n in range(start, end)), end - start)
+    send_checked(server, batches(), b"+OK\r\n")
 
 
 def memory_table(args):

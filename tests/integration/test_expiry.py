@@ -40,11 +40,8 @@ def load(client, prefix, count, ttl_ms=None, seed=1):
 
 
 @pytest.fixture
-def r(start_server):
-    server = start_server("--enable-debug-command", "yes")
-    client = server.client(decode_responses=True)
-    yield client
-    client.close()
+def r(own):
+    return own
 
 
 @pytest.fixture(scope="module")

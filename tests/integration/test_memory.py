@@ -29,11 +29,8 @@ def load_interleaved(client, count):
 
 
 @pytest.fixture
-def r(start_server):
-    server = start_server("--enable-debug-command", "yes")
-    client = server.client(decode_responses=True)
-    yield client
-    client.close()
+def r(own):
+    return own
 
 
 def expire_half(r):
