@@ -119,6 +119,26 @@ TEST(CacheCapture, EveryKindOfWriteDuringACaptureLeavesThePointInTimeContents) {
   EXPECT_EQ(sink.entries, at_start);
 }
 
+// Erases that leave segments sparse shrink them (entries move), mid-capture: the capture still
+// holds exactly the contents at its start.
+TEST(CacheCapture, SegmentsShrinkingDuringACaptureLeaveThePointInTimeContents) {
+  StringCache cache;
+  for (std::size_t i = 0; i < 60'000; ++i) cache.put(key_of(i), numbered("v", i));
+  const Contents expected = live_contents(cache);
+  const std::size_t full = cache.memory_bytes();
+  CollectingSink sink;
+  cache.begin_capture(sink, cache.clock().now());
+  cache.capture_step(4096);  // part handed over before the erases, part after
+  for (std::size_t i = 0; i < 60'000; ++i)
+    if (i % 8 != 0) {
+      ASSERT_TRUE(cache.erase(key_of(i)));
+    }
+  EXPECT_LT(cache.memory_bytes(), full * 6 / 10);  // segments did shrink under the capture
+  while (!cache.capture_step(4096)) {
+  }
+  EXPECT_EQ(sink.entries, expected);
+}
+
 TEST(CacheCapture, EvictionsOfPendingEntriesHandThemOverFirst) {
   Cache<std::string, std::string, Lru, ManualClock> cache({.max_entries = 20'000});
   for (std::size_t i = 0; i < 20'000; ++i) cache.put(key_of(i), numbered("v", i));

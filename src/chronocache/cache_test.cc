@@ -449,3 +449,43 @@ TEST(Cache, MaxEntriesCountsExpiredEntriesUntilTheyAreReclaimed) {
 
 }  // namespace
 }  // namespace chronocache
+
+namespace chronocache {
+namespace {
+
+// A table that loses most of its keys gives its memory back (SegmentedTable::shrink): by erases
+// at once, by the expiry sweep at the end of its cycle. The survivors stay findable, and the
+// table grows again as before.
+TEST(CacheShrink, ErasingMostKeysHalvesTheSparseSegments) {
+  IntCache cache;
+  for (int i = 0; i < 200'000; ++i) cache.put(i, i);
+  const std::size_t full = cache.memory_bytes();
+  for (int i = 0; i < 200'000; ++i)
+    if (i % 5 != 0) {
+      ASSERT_TRUE(cache.erase(i));
+    }
+  EXPECT_LT(cache.memory_bytes(), full * 6 / 10);
+  for (int i = 0; i < 200'000; i += 5) ASSERT_EQ(cache.get(i), i) << i;
+  for (int i = 200'000; i < 400'000; ++i) cache.put(i, i);  // and it grows back
+  for (int i = 200'000; i < 400'000; ++i) ASSERT_EQ(cache.get(i), i) << i;
+}
+
+TEST(CacheShrink, TheExpirySweepShrinksWhenItsCycleEnds) {
+  IntCache cache;
+  for (int i = 0; i < 200'000; ++i) {
+    if (i % 5 == 0)
+      cache.put(i, i);
+    else
+      cache.put(i, i, 1s);
+  }
+  const std::size_t full = cache.memory_bytes();
+  cache.clock().advance(2s);
+  const std::size_t capacity = cache.slot_capacity();
+  EXPECT_EQ(cache.reclaim_expired(capacity), 160'000u);  // exactly one full cycle
+  EXPECT_LT(cache.memory_bytes(), full * 6 / 10);
+  EXPECT_LT(cache.slot_capacity(), capacity * 6 / 10);
+  for (int i = 0; i < 200'000; i += 5) ASSERT_EQ(cache.get(i), i) << i;
+}
+
+}  // namespace
+}  // namespace chronocache

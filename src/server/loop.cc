@@ -359,6 +359,7 @@ int Loop::tick_ms() const {
 
 void Loop::housekeeping() {
   if (index_ == 0) {
+    state_.heap_trimmer.step(state_.keyspace, now_);
     cycle_rate_.calibrate();
     state_.stats.cycles_per_usec = cycle_rate_.per_usec();
     state_.stats.sample_ops(unix_ms_);

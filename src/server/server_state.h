@@ -30,6 +30,7 @@
 #include "server/config/server_config.h"
 #include "server/persist/snapshots.h"
 #include "server/store/batch_clock.h"
+#include "server/store/heap_trimmer.h"
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
 #include "server/store/record_compactor.h"
@@ -190,6 +191,7 @@ struct ServerState {
   Keyspace keyspace;
   MemoryBudget memory;        // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   RecordCompactor compactor;  // activedefrag: the records' arena gives memory back
+  HeapTrimmer heap_trimmer;   // shrunk tables' heap pages back to the OS
   // SAVE, BGSAVE, save points, load at start. After keyspace: destroyed first, so a running
   // capture is abandoned while its engines still exist.
   Snapshots snapshots;

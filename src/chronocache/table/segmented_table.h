@@ -26,6 +26,7 @@
 //
 // Erase marks a slot empty when its group still has an empty slot (no probe ever passed through
 // it) and a tombstone otherwise, so lookups for keys displaced past that group still find them.
+// A segment left below 3/10 full is rebuilt at half its groups when its owner asks (shrink).
 //
 // Invariants: every segment keeps at least capacity/8 empty slots (so every probe terminates);
 // segments_[i]->index == i; the directory range of a segment with local depth L is the
@@ -407,6 +408,26 @@ class SegmentedTable {
       }
     }
     return Ref{};
+  }
+
+  // ---- Shrinking -----------------------------------------------------------------------------
+  // A segment is sparse below 3/10 full (and more than one group): halving it leaves it at most
+  // 6/10 full, so it grows again only after its entries double (growth starts at 7/8), and a
+  // table that loses half its keys at random (0.48 -> 0.24 just after a split) gives half its
+  // slots back. Erase never shrinks by itself (erase_at keeps other Refs valid); the owner asks,
+  // at moments when it holds no Ref.
+  bool is_sparse(std::size_t index) const noexcept {
+    const SegmentType* seg = segments_[index];
+    return seg->group_count() > 1 && std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 3;
+  }
+  // The segment the sweep cursor is in.
+  std::size_t sweep_segment() const noexcept { return cursor_segment_; }
+  // Rebuilds a sparse segment at half its groups (entries move: on_move hears; Refs into it die).
+  template <class OnMove>
+  void shrink(std::size_t index, OnMove&& on_move) {
+    SegmentType* seg = segments_[index];
+    CC_ASSERT(is_sparse(index));
+    rebuild(seg, any_hash_of(seg), seg->group_count() / 2, on_move);
   }
 
   // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).

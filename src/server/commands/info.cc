@@ -213,6 +213,8 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("arena_record_bytes", arena.record_bytes());
   info.field("arena_page_bytes", arena.pages_in_use() * chronocache::RecordArena::kPageBytes);
   info.field("arena_resident_bytes", arena.resident_bytes());
+  info.field("heap_trims", server.heap_trimmer.trims());
+  info.field("heap_trim_last_usec", server.heap_trimmer.last_trim_usec());
 }
 
 // Redis 7.0's fields in Redis's order. No fork, so the copy-on-write fields stay 0: a BGSAVE
