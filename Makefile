@@ -218,8 +218,10 @@ FUZZ_FLAGS := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,addres
 FUZZ_LIBS := -llz4 -lzstd -lxxhash -lpthread
 FUZZ_BIN := build/fuzz/resp_fuzz
 PERSISTENCE_SOURCES := $(filter-out %_test.cc,$(wildcard src/persistence/*.cc))
+# The engine's few .cc files (the coarse clock's ticker, the record arena), whatever they become.
+ENGINE_SOURCES := $(filter-out %_test.cc,$(wildcard src/chronocache/*/*.cc))
 FUZZ_SOURCES := $(filter-out %_test.cc src/server/main.cc,$(wildcard src/server/*.cc src/server/*/*.cc)) \
-                src/chronocache/clock/coarse_clock.cc $(PERSISTENCE_SOURCES) tests/fuzz/resp_fuzz.cc
+                $(ENGINE_SOURCES) $(PERSISTENCE_SOURCES) tests/fuzz/resp_fuzz.cc
 FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,$(FUZZ_SOURCES))
 FUZZ_RUN := -dict=tests/fuzz/resp.dict -max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
 SNAPSHOT_FUZZ_BIN := build/fuzz/snapshot_fuzz

@@ -27,10 +27,9 @@ struct RecordArena::PageInfo {
   std::uint32_t bump = 0;        // bytes handed out by bumping
   std::uint32_t live = 0;        // records on this page
   std::uint16_t size_class = 0;
-  bool in_use = false;      // holds (or held, since it last emptied) a class's records
+  bool in_use = false;      // belongs to a class (else on one of the empty lists)
   bool has_room = false;    // on its class's with_room list
   bool evacuating = false;  // on its class's evacuating list
-  bool resident = false;    // memory may be resident (touched since mapped or released)
 };
 
 // A chunk's first page: the bookkeeping of its pages. Entry 0 describes the bookkeeping page
@@ -49,8 +48,7 @@ static_assert(SizeClasses::bytes_of(0) >= sizeof(void*));
 static_assert(SizeClasses::kMaxClassBytes <= RecordArena::kPageBytes);
 }  // namespace
 
-// ---- Lists
-// ---------------------------------------------------------------------------------------
+// ---- Lists --------------------------------------------------------------------------------------
 
 void RecordArena::PageList::push_front(PageInfo* page) noexcept {
   page->prev = nullptr;
@@ -77,8 +75,7 @@ void RecordArena::PageList::remove(PageInfo* page) noexcept {
   --length;
 }
 
-// ---- Addresses
-// -----------------------------------------------------------------------------------
+// ---- Addresses ----------------------------------------------------------------------------------
 
 RecordArena::PageInfo* RecordArena::page_info(const void* record) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(record);
@@ -98,8 +95,7 @@ unsigned char* RecordArena::page_address(const PageInfo* page) noexcept {
   return reinterpret_cast<unsigned char*>(chunk + index * kPageBytes);
 }
 
-// ---- Records
-// -------------------------------------------------------------------------------------
+// ---- Records ------------------------------------------------------------------------------------
 
 void* RecordArena::allocate(std::size_t bytes) noexcept {
   if (bytes > SizeClasses::kMaxClassBytes) return allocate_on_heap(bytes);
@@ -210,8 +206,7 @@ void RecordArena::deallocate_on_heap(void* record) noexcept {
   std::free(record);
 }
 
-// ---- Pages
-// ---------------------------------------------------------------------------------------
+// ---- Pages --------------------------------------------------------------------------------------
 
 RecordArena::PageInfo* RecordArena::take_empty_page(std::size_t size_class) noexcept {
   PageInfo* page = empty_resident_.head;
@@ -228,7 +223,6 @@ RecordArena::PageInfo* RecordArena::take_empty_page(std::size_t size_class) noex
   page->live = 0;
   page->size_class = static_cast<std::uint16_t>(size_class);
   page->in_use = true;
-  page->resident = true;
   page->has_room = true;
   classes_[size_class].with_room.push_front(page);
   ++classes_[size_class].pages;
@@ -246,7 +240,6 @@ void RecordArena::give_back_empty_page(PageInfo* page) noexcept {
   // Past the spares: back to the OS. The mapping stays, so the page is reused without a
   // system call; its next touch faults in zeroed memory.
   madvise(page_address(page), kPageBytes, MADV_DONTNEED);
-  page->resident = false;
   empty_released_.push_front(page);
 }
 
@@ -286,8 +279,7 @@ std::size_t RecordArena::resident_bytes() const noexcept {
          heap_bytes_;
 }
 
-// ---- Compaction
-// ----------------------------------------------------------------------------------
+// ---- Compaction ---------------------------------------------------------------------------------
 
 void RecordArena::release_marks(ClassState& state) noexcept {
   state.recent = nullptr;  // the plan may mark it

@@ -8,7 +8,9 @@
 // (RecordArena::plan_compaction), and the compactor walks the databases, a slice per server tick,
 // moving each record on a marked page to a page that stays (Db::compact_records). A marked page
 // whose last record leaves goes back to the OS. A pass ends when the walk has covered every
-// database; the next one starts only when the waste is back above the thresholds.
+// database; the next one starts only when the waste is back above the thresholds. Turning
+// activedefrag off stops new passes; one under way finishes (its marked pages would otherwise
+// stay closed to new records until the next plan).
 //
 // Cost: the walk reads every slot once per pass (~5 ns a slot) and moves only the marked records
 // (~80 ns each, bench/micro/arena_bench); a pass over 2 M slots with 1 M moves is ~90 ms of CPU,
