@@ -149,10 +149,10 @@ def r(request, server):
 
 
 @pytest.fixture
-def own(start_server):
-    """A redis-py client on a server of the test's own (DEBUG enabled): for tests that move its
-    clock, fill it or read its whole-server figures."""
-    server = start_server("--enable-debug-command", "yes")
+def own(start_server, tmp_path):
+    """A redis-py client on a server of the test's own (DEBUG enabled, --dir a temporary
+    directory): for tests that move its clock, fill it or read its whole-server figures."""
+    server = start_server("--enable-debug-command", "yes", "--dir", str(tmp_path))
     client = server.client(decode_responses=True)
     yield client
     client.close()

@@ -482,7 +482,7 @@ class Cache {
     const std::size_t segment = ref.segment->index;
     const bool live = erase_counting_expiry(ref, relative_now);
     // Not a segment the running sweep has passed or is in: that would stretch its cycle
-    // (shrink_swept). Those shrink when the cycle ends.
+    // (shrink_sparse_segments says how). Those shrink when the cycle ends.
     if (segment > table_.sweep_segment() || !may_hold_expired(now)) shrink_if_sparse(segment);
     return live;
   }
@@ -706,7 +706,10 @@ class Cache {
   [[gnu::noinline]] void before_insert_slow(std::uint64_t h) {
     const typename Table::InsertTarget target = table_.insert_target(h);
     if (!target.grows) return before_write_slow(Table::chunk_of(target.segment, target.index));
-    const std::size_t segment = target.segment->index;
+    hand_over_segment(target.segment->index);
+  }
+  // Every pending chunk of a segment whose entries are about to move (growth, shrinking).
+  void hand_over_segment(std::size_t segment) {
     for (unsigned chunk = table_.first_pending_chunk(segment);
          chunk != Table::kNoChunk && capture_ != nullptr;
          chunk = table_.first_pending_chunk(segment))
@@ -734,10 +737,7 @@ class Cache {
       shrink_slow(segment);
   }
   [[gnu::noinline]] void shrink_slow(std::size_t segment) {
-    for (unsigned chunk = table_.first_pending_chunk(segment);
-         chunk != Table::kNoChunk && capture_ != nullptr;
-         chunk = table_.first_pending_chunk(segment))
-      hand_over({segment, chunk});
+    if (capture_ != nullptr) hand_over_segment(segment);
     table_.shrink(segment, on_move());
   }
   // At the end of a sweep cycle, every segment the cycle's erases left sparse. Not during the
