@@ -182,11 +182,6 @@ std::size_t RecordArena::usable_bytes(const void* record, std::size_t bytes) noe
   return SizeClasses::rounded(bytes);
 }
 
-std::size_t RecordArena::footprint(std::size_t bytes) noexcept {
-  if (bytes > SizeClasses::kMaxClassBytes) return (bytes + 8 + 15) / 16 * 16;  // glibc's chunk
-  return SizeClasses::rounded(bytes);
-}
-
 void* RecordArena::allocate_on_heap(std::size_t bytes) noexcept {
   void* record = std::malloc(bytes);
   if (record == nullptr) return nullptr;

@@ -84,9 +84,6 @@ class RecordArena {
   static void deallocate_packed(void* record) noexcept;
   // The arena a packed record came from.
   static RecordArena& owner_of(const void* record) noexcept;
-  // What a record of `bytes` takes from the arena: its class's size (heap records: an estimate
-  // of their malloc chunk).
-  static std::size_t footprint(std::size_t bytes) noexcept;
 
   // ---- Compaction ------------------------------------------------------------------------------
   // Marks the sparsest pages of every class that holds at least two pages more than its records
