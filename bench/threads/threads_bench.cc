@@ -105,14 +105,14 @@ class BoostShardedPeer {
   }
   bool get(std::uint64_t key) {
     const std::uint64_t h = hash_integer(key);
-    Shard& shard = shards_[(h >> 20) & mask_];
+    Shard& shard = shards_[(h >> 32) & mask_];
     std::lock_guard<std::mutex> lock(shard.mu);
     const auto it = shard.map.find(key);
     return it != shard.map.end() && (sink_ = it->second, true);
   }
   void put(std::uint64_t key, std::uint64_t value) {
     const std::uint64_t h = hash_integer(key);
-    Shard& shard = shards_[(h >> 20) & mask_];
+    Shard& shard = shards_[(h >> 32) & mask_];
     std::lock_guard<std::mutex> lock(shard.mu);
     shard.map.insert_or_assign(key, value);
   }

@@ -855,11 +855,18 @@ class Cache {
       return PutOutcome::kRejectedFull;
     }
     if (options_.max_bytes != 0) [[unlikely]] {
-      // Room first for what the insert adds: table growth, if its segment is full, and the
-      // value's heap (the key's too when it comes as a K; otherwise the check after settles it).
-      std::size_t incoming = table_.growth_bytes_if_inserted(h.value) + HeapBytes<V>::of(value);
-      if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) incoming += HeapBytes<K>::of(key);
-      while (memory_used() + incoming > options_.max_bytes && table_.size() != 0)
+      // Room first for what the insert adds: table growth, if its segment is full, the policy's
+      // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise
+      // the check after settles it). Growth is asked again after each eviction, which may have
+      // freed the slot or the node the insert will take: evicting until the cache is empty
+      // because memory that is already held does not fall would be no budget at all.
+      std::size_t entry_bytes = HeapBytes<V>::of(value);
+      if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) entry_bytes += HeapBytes<K>::of(key);
+      const auto incoming = [&] {
+        return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) +
+               entry_bytes;
+      };
+      while (memory_used() + incoming() > options_.max_bytes && table_.size() != 0)
         if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
     }
     before_insert(h);  // after make_room: an eviction may free the slot the insert takes

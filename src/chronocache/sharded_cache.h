@@ -49,6 +49,7 @@
 //   shard_count, clock   no lock (fixed at construction; the clock is thread-safe).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -71,11 +72,16 @@ class ShardedCache {
   using key_type = K;
   using mapped_type = V;
 
-  // `shard_count` is rounded up to a power of two. `reader_stripes` per shard: 0 picks the hardware
-  // threads (ReadMostlyLock); more threads than stripes still work, sharing lines.
+  // The shard takes 12 hash bits of its own (shard_index): more shards would share bits with
+  // the table's directory.
+  static constexpr std::size_t kMaxShards = 4096;
+
+  // `shard_count` is rounded up to a power of two, at most kMaxShards. `reader_stripes` per shard:
+  // 0 picks the hardware threads (ReadMostlyLock); more threads than stripes still work, sharing
+  // lines.
   explicit ShardedCache(CacheOptions options = {}, std::size_t shard_count = 16,
                         ClockT clock = ClockT(), std::size_t reader_stripes = 0)
-      : shard_count_(std::bit_ceil(shard_count == 0 ? 1 : shard_count)),
+      : shard_count_(std::bit_ceil(std::clamp<std::size_t>(shard_count, 1, kMaxShards))),
         shard_mask_(shard_count_ - 1),
         clock_(clock),
         shards_(std::make_unique<ShardSlot[]>(shard_count_)) {
@@ -225,10 +231,10 @@ class ShardedCache {
   // instruction per call).
   struct alignas(std::bit_ceil(sizeof(ShardState))) ShardSlot : ShardState {};
 
-  // Bits 20..35 of the hash: the table uses bits 0..18 (tag, group) and the top bits (directory),
-  // so the shard choice is independent of where the key lands inside its shard.
+  // Bits 32..43 of the hash: the table uses bits 0..31 (tag, home group) and the top 20 at most
+  // (directory), so the shard choice is independent of where the key lands inside its shard.
   std::size_t shard_index(std::uint64_t h) const noexcept {
-    return static_cast<std::size_t>(h >> 20) & shard_mask_;
+    return static_cast<std::size_t>(h >> 32) & shard_mask_;
   }
   CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept { return shards_[shard_index(h.value)]; }
 

@@ -2,8 +2,9 @@
 //
 // The table takes three independent slices of one hash (see docs/design/engine.md):
 //   bits 63..(64-depth)  directory index (which segment)
-//   bits  7..18          home group inside the segment
-//   bits  0..6           7-bit tag stored in the control byte
+//   bits 32..43          ShardedCache's shard
+//   bits  0..31          home group inside the segment, as a fraction of its group count
+//   bits  0..6           7-bit tag stored in the control byte (the fraction's least bits)
 // std::hash<int> is the identity, which would put every small key in segment 0 and group 0, so
 // integers go through a multiply-fold mixer; byte strings through a loop of bijective steps over
 // 8-byte words. Both are seeded with fixed constants: hashing is deterministic across runs,

@@ -1,6 +1,7 @@
 // Pins what the table needs from its hash (base/hash.h): the directory bits (top), the home-group
-// bits (7..18) and the tag bits (0..6) each spread evenly, strings hash the same through every
-// view of them, and every byte of a string counts without a read past its end.
+// fraction (bits 0..31, whose top bits pick the group) and the tag bits (0..6) each spread evenly,
+// strings hash the same through every view of them, and every byte of a string counts without a
+// read past its end.
 #include "chronocache/base/hash.h"
 
 #include <algorithm>
@@ -35,9 +36,9 @@ constexpr double kMaxExcessCollisions = 0.05;
 void expect_table_bits_uniform(const std::vector<std::uint64_t>& hashes) {
   EXPECT_LT(excess_collisions(hashes, 56, 8), kMaxExcessCollisions) << "top 8 bits (directory)";
   EXPECT_LT(excess_collisions(hashes, 63, 1), kMaxExcessCollisions) << "top bit (first split)";
-  EXPECT_LT(excess_collisions(hashes, 7, 8), kMaxExcessCollisions) << "bits 7..14 (home group)";
+  EXPECT_LT(excess_collisions(hashes, 24, 8), kMaxExcessCollisions) << "bits 24..31 (home group)";
   EXPECT_LT(excess_collisions(hashes, 0, 7), kMaxExcessCollisions) << "bits 0..6 (tag)";
-  EXPECT_LT(excess_collisions(hashes, 20, 4), kMaxExcessCollisions) << "bits 20..23 (shard)";
+  EXPECT_LT(excess_collisions(hashes, 32, 4), kMaxExcessCollisions) << "bits 32..35 (shard)";
 }
 
 std::size_t distinct(std::vector<std::uint64_t> hashes) {

@@ -41,6 +41,17 @@ concept EvictionPolicy = std::default_initializable<P> &&
   { const_policy.memory_bytes() } -> std::convertible_to<std::size_t>;
 };
 
+// Optional: a policy whose memory_bytes() grows in steps on insert (a new chunk of nodes) says
+// how much the next on_insert adds, `std::size_t growth_bytes_if_inserted() const`, so a byte
+// budget makes room before the step, not after it (when evicting could not take it back).
+template <class P>
+std::size_t policy_growth_bytes(const P& policy) noexcept {
+  if constexpr (requires { policy.growth_bytes_if_inserted(); })
+    return policy.growth_bytes_if_inserted();
+  else
+    return 0;
+}
+
 // Optional: a policy whose hit bookkeeping is a few bits it can update with relaxed atomics has
 // `void on_shared_access(const Meta&) const`, which ShardedCache calls from concurrent readers
 // under a shared lock (never beside another hook). Other policies get their hits logged by

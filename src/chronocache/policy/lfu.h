@@ -58,6 +58,9 @@ class Lfu {
     min_count_ = 1;
   }
   std::size_t memory_bytes() const noexcept { return nodes_.memory_bytes(); }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return nodes_.growth_bytes_if_allocated();
+  }
 
  private:
   // Lists 1..kMaxCount hold the entries with that count; list 0 is unused.

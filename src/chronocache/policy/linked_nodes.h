@@ -95,6 +95,13 @@ class LinkedNodes {
   std::size_t memory_bytes() const noexcept {
     return chunks_.size() * kChunkSize * sizeof(Node) + chunks_.capacity() * sizeof(void*);
   }
+  // What memory_bytes() gains at the next allocate(): a chunk when no node is free, and the
+  // chunk list's growth when it is at capacity (std::vector at least doubles).
+  std::size_t growth_bytes_if_allocated() const noexcept {
+    if (free_head_ != kNone || (used_ >> kChunkBits) < chunks_.size()) return 0;
+    return kChunkSize * sizeof(Node) +
+           (chunks_.size() == chunks_.capacity() ? chunks_.capacity() * sizeof(void*) : 0);
+  }
 
  private:
   static constexpr unsigned kChunkBits = 12;

@@ -38,6 +38,9 @@ class Lru {
   }
   void clear() { nodes_.clear(); }
   std::size_t memory_bytes() const noexcept { return nodes_.memory_bytes(); }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return nodes_.growth_bytes_if_allocated();
+  }
 
  private:
   static constexpr std::uint32_t kList = 0;

@@ -99,6 +99,9 @@ class S3Fifo {
   std::size_t memory_bytes() const noexcept {
     return nodes_.memory_bytes() + ghost_.memory_bytes();
   }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return nodes_.growth_bytes_if_allocated();
+  }
 
   std::size_t small_size() const noexcept { return small_count_; }
   std::size_t main_size() const noexcept { return main_count_; }

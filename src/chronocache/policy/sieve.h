@@ -76,6 +76,9 @@ class Sieve {
     hand_ = kQueue;
   }
   std::size_t memory_bytes() const noexcept { return nodes_.memory_bytes(); }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return nodes_.growth_bytes_if_allocated();
+  }
 
  private:
   using Handle = detail::LinkedNodes::Handle;

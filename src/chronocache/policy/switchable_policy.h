@@ -113,6 +113,9 @@ class SwitchablePolicy {
   std::size_t memory_bytes() const noexcept {
     return visit([](const auto& p) -> std::size_t { return p.memory_bytes(); });
   }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return visit([](const auto& p) -> std::size_t { return policy_growth_bytes(p); });
+  }
 
  private:
   template <class OwnMeta>

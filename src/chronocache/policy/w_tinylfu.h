@@ -266,6 +266,9 @@ class WTinyLfu {
     return nodes_.memory_bytes() + sketch_.memory_bytes() + refs_.capacity() +
            window_shadow_.memory_bytes() + main_shadow_.memory_bytes() + lru_shadow_.memory_bytes();
   }
+  std::size_t growth_bytes_if_inserted() const noexcept {
+    return nodes_.growth_bytes_if_allocated();
+  }
 
   // Introspection for tests and the simulator.
   std::size_t size() const noexcept { return count_[0] + count_[1] + count_[2]; }

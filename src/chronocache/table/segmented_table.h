@@ -7,28 +7,31 @@
 //   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
 //   └─┬──┴─┬──┴─┬──┴─┬──┘
 //     └────┘    │    │
-//   segment: header │ group 0 │ group 1 │ ... │ group G-1      (G = 1, 2, 4, ... 256)
+//   segment: header │ group 0 │ group 1 │ ... │ group G-1      (G = any count from 1 to 256)
 //   group:   16 control bytes │ 16 slots { key, value, deadline, policy meta }
 //
-// Lookup: hash once; the top bits pick the segment, bits 7..18 the home group, bits 0..6 the tag.
-// A probe compares the tag against the group's 16 control bytes in one SSE2 instruction, checks
-// the keys of the matching lanes, and moves to the next group (linearly, wrapping inside the
-// segment) only while the group has no empty slot.
+// Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
+// group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
+// SSE2 instruction, checks the keys of the matching lanes, and moves to the next group (linearly,
+// wrapping inside the segment) only while the group has no empty slot.
 //
-// Growth, per segment, when an insert needs an empty slot and the segment is at its 7/8 load limit:
-//   * many tombstones (size <= 25/32 of capacity): rebuild at the same size;
-//   * smaller than kMaxGroups: rebuild at twice the size (small tables start with one group);
-//   * otherwise split: its entries go to two fresh segments by the next hash bit, and the
-//     directory doubles if the segment's local depth had reached the directory's.
-// Peak memory during growth is the table plus two segments (~105 KiB for int -> int), not two
-// tables. Each rebuild and split moves entries; the caller's on_move(slot, new_id) hears of every
-// move so eviction policies can follow their entries.
+// Growth, per segment, when an insert needs an empty slot and the segment is 15/16 full:
+//   * many tombstones (size <= 25/32 of capacity): a clean rebuild at its fitted size;
+//   * smaller than kMaxGroups: rebuild with a fifth more groups (small tables start with one);
+//   * otherwise split: its entries go to two fresh segments by the next hash bit, each fitted to
+//     its share, and the directory doubles if the segment's local depth had reached the
+//     directory's.
+// A fitted segment is 0.78 full, so the load stays between 0.78 and 0.94 and averages 0.86 over
+// a growing fill (doubling at 7/8 left it between 0.44 and 0.875). Peak memory during growth is
+// the table plus two segments (~105 KiB for int -> int), not two tables. Each rebuild and split
+// moves entries; the caller's on_move(slot, new_id) hears of every move so eviction policies can
+// follow their entries.
 //
 // Erase marks a slot empty when its group still has an empty slot (no probe ever passed through
 // it) and a tombstone otherwise, so lookups for keys displaced past that group still find them.
-// A segment left below 3/10 full is rebuilt at half its groups when its owner asks (shrink).
+// A segment left below half full is rebuilt at its fitted size when its owner asks (shrink).
 //
-// Invariants: every segment keeps at least capacity/8 empty slots (so every probe terminates);
+// Invariants: every segment keeps at least capacity/16 empty slots (so every probe terminates);
 // segments_[i]->index == i; the directory range of a segment with local depth L is the
 // 2^(depth-L) consecutive entries that share its L-bit prefix.
 //
@@ -78,14 +81,14 @@ struct Segment {
   using GroupT = Group<SlotT>;
   static constexpr std::size_t kHeaderBytes = 16;
 
-  std::uint32_t group_mask;   // group count - 1 (a power of two)
+  std::uint32_t group_total;  // any count from 1: the home group is a fraction of the hash
   std::uint32_t size;         // full slots
-  std::uint32_t growth_left;  // empty slots an insert may still claim before the 7/8 limit
+  std::uint32_t growth_left;  // empty slots an insert may still claim before the 15/16 limit
   std::uint16_t index;        // position in the table's segment list: SlotId's high half
   std::uint8_t local_depth;   // hash bits shared by every key in this segment
   std::uint8_t generation;    // bumped (mod 256) whenever entries move: a scan cursor's check
 
-  std::uint32_t group_count() const noexcept { return group_mask + 1; }
+  std::uint32_t group_count() const noexcept { return group_total; }
   std::uint32_t capacity() const noexcept { return group_count() * kGroupWidth; }
   GroupT* groups() noexcept {
     return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
@@ -94,7 +97,7 @@ struct Segment {
     return kHeaderBytes + std::size_t{groups} * sizeof(GroupT);
   }
   static std::uint32_t max_growth(std::uint32_t capacity) noexcept {
-    return capacity - capacity / 8;
+    return capacity - capacity / 16;
   }
 };
 
@@ -164,7 +167,7 @@ class SegmentedTable {
     const DirectoryEntry& entry = directory_[directory_index(h)];
     SegmentType* seg = entry.segment;
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
-    std::uint32_t g = static_cast<std::uint32_t>(h >> 7) & entry.group_mask;
+    std::uint32_t g = home_group(h, entry.groups);
     for (;;) {
       GroupType* group = seg->groups() + g;
       const GroupCtrl ctrl(group->ctrl);
@@ -175,7 +178,7 @@ class SegmentedTable {
       }
       if (ctrl.match_empty()) [[likely]]
         return Ref{};
-      g = (g + 1) & entry.group_mask;
+      g = next_group(g, entry.groups);
     }
   }
 
@@ -183,8 +186,8 @@ class SegmentedTable {
   // a caller who knows several upcoming keys overlaps their cache misses. Changes nothing.
   void prefetch(std::uint64_t h) const noexcept {
     const DirectoryEntry& entry = directory_[directory_index(h)];
-    const auto* group = reinterpret_cast<const char*>(
-        entry.segment->groups() + (static_cast<std::uint32_t>(h >> 7) & entry.group_mask));
+    const auto* group =
+        reinterpret_cast<const char*>(entry.segment->groups() + home_group(h, entry.groups));
     for (std::size_t offset = 0; offset < sizeof(GroupType); offset += 64)
       __builtin_prefetch(group + offset);
   }
@@ -194,8 +197,7 @@ class SegmentedTable {
   template <class Fn>
   void for_each_candidate(std::uint64_t h, Fn&& fn) const {
     const DirectoryEntry& entry = directory_[directory_index(h)];
-    GroupType* group =
-        entry.segment->groups() + (static_cast<std::uint32_t>(h >> 7) & entry.group_mask);
+    GroupType* group = entry.segment->groups() + home_group(h, entry.groups);
     for (std::size_t lane : GroupCtrl(group->ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
       fn(std::as_const(*group->slot(lane)));
   }
@@ -209,7 +211,7 @@ class SegmentedTable {
   };
   InsertTarget insert_target(std::uint64_t h) const noexcept {
     SegmentType* seg = segment_for(h);
-    std::uint32_t g = home_group(h, seg);
+    std::uint32_t g = home_group(h, seg->group_total);
     for (;;) {
       GroupType* group = seg->groups() + g;
       const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
@@ -218,7 +220,7 @@ class SegmentedTable {
         const bool claims_empty = group->ctrl[lane] == kEmpty;
         return {seg, slot_index(g, lane), claims_empty && seg->growth_left == 0};
       }
-      g = (g + 1) & seg->group_mask;
+      g = next_group(g, seg->group_total);
     }
   }
 
@@ -249,16 +251,19 @@ class SegmentedTable {
   }
 
   // Bytes memory_bytes() would gain if a key of hash `h` were inserted now: 0 while its segment
-  // has room, else what the growth step adds (a doubled segment, or a split's extra segment and
-  // perhaps a doubled directory). An upper bound: the insert may find a tombstone and not grow.
+  // has room, else what the growth step adds (a fifth more groups, or a split's second segment
+  // and perhaps a doubled directory). An upper bound: the insert may find a tombstone and not grow.
   std::size_t growth_bytes_if_inserted(std::uint64_t h) const noexcept {
     const SegmentType* seg = segment_for(h);
     if (seg->growth_left > 0) return 0;
-    if (seg->size * 32 <= seg->capacity() * 25) return 0;  // a same-size rebuild
+    if (is_mostly_tombstones(seg)) return 0;  // rebuilt at its fitted size: no larger
+    const std::size_t now = SegmentType::bytes_for(seg->group_count());
     if (seg->group_count() < kMaxGroups)
-      return SegmentType::bytes_for(seg->group_count() * 2) -
-             SegmentType::bytes_for(seg->group_count());
-    std::size_t bytes = SegmentType::bytes_for(seg->group_count()) + sizeof(SegmentType*);
+      return SegmentType::bytes_for(grown_groups(seg->group_count())) - now;
+    // A split: two segments fitted to their shares, together at most one group more than a
+    // segment fitted to all the entries.
+    std::size_t bytes = SegmentType::bytes_for(fitted_groups(seg->size) + 1) +
+                        SegmentType::kHeaderBytes - now + sizeof(SegmentType*);
     if (seg->local_depth == depth_) bytes += directory_.size() * sizeof(DirectoryEntry);
     return bytes;
   }
@@ -411,39 +416,43 @@ class SegmentedTable {
   }
 
   // ---- Shrinking -----------------------------------------------------------------------------
-  // A segment is sparse below 3/10 full (and more than one group): halving it leaves it at most
-  // 6/10 full, so it grows again only after its entries double (growth starts at 7/8), and a
-  // table that loses half its keys at random (0.48 -> 0.24 just after a split) gives half its
-  // slots back. Erase never shrinks by itself (erase_at keeps other Refs valid); the owner asks,
-  // at moments when it holds no Ref.
+  // A segment is sparse below half full (and more than one group). Rebuilt at its fitted size it
+  // is 0.78 full, so it grows again after its entries gain a fifth and shrinks again after they
+  // lose a third more: each rebuild is paid for by that many inserts or erases. A table that
+  // loses half its keys at random (from 0.78-0.94 to 0.39-0.47) gives back half its slots.
+  // Erase never shrinks by itself (erase_at keeps other Refs valid); the owner asks, at moments
+  // when it holds no Ref.
   bool is_sparse(std::size_t index) const noexcept {
     const SegmentType* seg = segments_[index];
-    return seg->group_count() > 1 && std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 3;
+    return seg->group_count() > 1 && std::size_t{seg->size} * 2 < std::size_t{seg->capacity()};
   }
   // The segment the sweep cursor is in.
   std::size_t sweep_segment() const noexcept { return cursor_segment_; }
-  // Rebuilds a sparse segment at half its groups (entries move: on_move hears; Refs into it die).
+  // Rebuilds a sparse segment at its fitted size (entries move: on_move hears; Refs into it die).
   template <class OnMove>
   void shrink(std::size_t index, OnMove&& on_move) {
     SegmentType* seg = segments_[index];
     CC_ASSERT(is_sparse(index));
-    rebuild(seg, any_hash_of(seg), seg->group_count() / 2, on_move);
+    rebuild(seg, any_hash_of(seg), fitted_groups(seg->size), on_move);
   }
 
   // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).
   template <class OnMove>
   void reserve(std::size_t entries, OnMove&& on_move) {
-    const std::uint32_t max_fill = SegmentType::max_growth(kMaxGroups * kGroupWidth);
-    std::uint32_t groups = 1;
-    while (groups < kMaxGroups && SegmentType::max_growth(groups * kGroupWidth) < entries)
-      groups *= 2;
+    // Segments share the entries binomially: a sixteenth more than the average share keeps all
+    // but a few segments of a large table from growing.
+    const std::size_t max_fill = SegmentType::max_growth(kMaxGroups * kGroupWidth);
     unsigned depth = 0;
-    while (entries > (std::size_t{max_fill} << depth) && depth < 16) ++depth;
+    while (entries + entries / 16 > (max_fill << depth) && depth < 16) ++depth;
+    const std::size_t share = (entries >> depth) + (entries >> depth) / 16;
+    const auto groups = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+        (share + SegmentType::max_growth(kGroupWidth) - 1) / SegmentType::max_growth(kGroupWidth),
+        1, kMaxGroups));
     for (std::size_t i = 0; i < segments_.size(); ++i) {
-      while (segments_[i]->group_count() < groups)
-        rebuild(segments_[i], any_hash_of(segments_[i]), segments_[i]->group_count() * 2, on_move);
       while (segments_[i]->local_depth < depth)
         split(segments_[i], any_hash_of(segments_[i]), on_move);
+      if (segments_[i]->group_count() < groups)
+        rebuild(segments_[i], any_hash_of(segments_[i]), groups, on_move);
     }
   }
 
@@ -477,7 +486,7 @@ class SegmentedTable {
     capture_left_ = 0;
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       const unsigned chunks = chunk_count(segments_[i]);
-      CC_ASSERT(chunks <= kCaptureChunks);  // group counts are powers of two
+      CC_ASSERT(chunks <= kCaptureChunks);
       for (unsigned w = 0; w * 64 < chunks; ++w) {
         const unsigned bits = std::min(64u, chunks - w * 64);
         capture_pending_[i * kMaskWords + w] =
@@ -547,10 +556,27 @@ class SegmentedTable {
 
  private:
   static std::uint32_t chunk_groups(const SegmentType* seg) noexcept {
-    return std::max<std::uint32_t>(1, seg->group_count() / kCaptureChunks);
+    return (seg->group_count() + kCaptureChunks - 1) / kCaptureChunks;
   }
   static unsigned chunk_count(const SegmentType* seg) noexcept {
-    return static_cast<unsigned>(seg->group_count() / chunk_groups(seg));
+    return (seg->group_count() + chunk_groups(seg) - 1) / chunk_groups(seg);
+  }
+
+  // ---- Sizing ----------------------------------------------------------------------------------
+  // A segment grows by a fifth of its groups (at least one) when it reaches 15/16 full, and a
+  // rebuilt or split-off segment is fitted to 15/16 / 1.2 = 0.78 full. Over a growing fill the
+  // load then averages L (1 - 1/g) / ln g = 0.9375 * (1/6) / ln 1.2 = 0.86 (doubling at 7/8
+  // averaged 0.63), at the price of 1 / (g - 1) = 5 moves per insert instead of about one.
+  static std::uint32_t grown_groups(std::uint32_t groups) noexcept {
+    return std::min(kMaxGroups, groups + std::max(1u, groups / 5));
+  }
+  static std::uint32_t fitted_groups(std::size_t entries) noexcept {
+    return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 2 + 24) / 25));
+  }
+  // Full and deleted slots have reached the load limit with few enough full ones that a clean
+  // rebuild at the fitted size, no larger, leaves room for a fifth more.
+  static bool is_mostly_tombstones(const SegmentType* seg) noexcept {
+    return std::size_t{seg->size} * 32 <= std::size_t{seg->capacity()} * 25;
   }
 
   SegmentType* segment_for(std::uint64_t h) const noexcept {
@@ -563,8 +589,15 @@ class SegmentedTable {
   static std::uint32_t slot_index(std::uint32_t group, std::size_t lane) noexcept {
     return group * kGroupWidth + static_cast<std::uint32_t>(lane);
   }
-  static std::uint32_t home_group(std::uint64_t h, const SegmentType* seg) noexcept {
-    return static_cast<std::uint32_t>(h >> 7) & seg->group_mask;
+  // The hash's low 32 bits as a fraction of the group count (Lemire's multiply-shift range
+  // reduction): any count works, so a segment grows by a fifth, not by doubling. The fraction's
+  // top bits pick the group; its low 7 bits, the tag, move it by less than a group's width
+  // (kMaxOversizeGroups << 7 < 2^32), and the directory takes at most the top 20 bits of 64.
+  CC_ALWAYS_INLINE static std::uint32_t home_group(std::uint64_t h, std::uint32_t groups) noexcept {
+    return static_cast<std::uint32_t>((h & 0xFFFF'FFFFu) * groups >> 32);
+  }
+  CC_ALWAYS_INLINE static std::uint32_t next_group(std::uint32_t g, std::uint32_t groups) noexcept {
+    return g + 1 == groups ? 0 : g + 1;
   }
 
   // A hash that routes to `seg`, for directory bookkeeping when no key is at hand.
@@ -579,7 +612,7 @@ class SegmentedTable {
                         std::uint8_t generation = 0) {
     const std::size_t bytes = SegmentType::bytes_for(groups);
     void* memory = ::operator new (bytes, std::align_val_t{64});
-    auto* seg = ::new (memory) SegmentType{groups - 1,
+    auto* seg = ::new (memory) SegmentType{groups,
                                            0,
                                            SegmentType::max_growth(groups * kGroupWidth),
                                            static_cast<std::uint16_t>(index),
@@ -600,7 +633,7 @@ class SegmentedTable {
     depth_ = 1;
     directory_shift_ = 63;
     segments_.assign(1, allocate(1, 0, 0));
-    directory_.assign(2, DirectoryEntry{segments_[0], segments_[0]->group_mask});
+    directory_.assign(2, DirectoryEntry{segments_[0], segments_[0]->group_total});
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
@@ -646,11 +679,13 @@ class SegmentedTable {
   // Every full slot of every segment, in segment order.
   template <class Fn>
   void visit_full(Fn&& fn) const {
-    for (SegmentType* seg : segments_) {
-      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
-      }
+    for (SegmentType* seg : segments_) visit_full_of(seg, fn);
+  }
+  template <class Fn>
+  static void visit_full_of(SegmentType* seg, Fn&& fn) {
+    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+      GroupType* group = seg->groups() + g;
+      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
     }
   }
 
@@ -664,11 +699,10 @@ class SegmentedTable {
 
   template <class OnMove>
   void grow(SegmentType* seg, std::uint64_t h, OnMove& on_move) {
-    const std::uint32_t capacity = seg->capacity();
-    if (seg->size * 32 <= capacity * 25) {
-      rebuild(seg, h, seg->group_count(), on_move);  // mostly tombstones: same size, clean
+    if (is_mostly_tombstones(seg)) {
+      rebuild(seg, h, fitted_groups(seg->size), on_move);
     } else if (seg->group_count() < kMaxGroups) {
-      rebuild(seg, h, seg->group_count() * 2, on_move);
+      rebuild(seg, h, grown_groups(seg->group_count()), on_move);
     } else if (seg->local_depth < kMaxDepth) {
       split(seg, h, on_move);
     } else {
@@ -685,7 +719,7 @@ class SegmentedTable {
   // Places a moved entry in a fresh segment (no tombstones, room guaranteed by the caller).
   template <class OnMove>
   void place_moved(SegmentType* target, std::uint64_t h, SlotType& from, OnMove& on_move) {
-    std::uint32_t g = home_group(h, target);
+    std::uint32_t g = home_group(h, target->group_total);
     for (;;) {
       GroupType* group = target->groups() + g;
       const LaneMask empty = GroupCtrl(group->ctrl).match_empty();
@@ -698,7 +732,7 @@ class SegmentedTable {
         on_move(*slot, make_slot_id(target->index, slot_index(g, lane)));
         return;
       }
-      g = (g + 1) & target->group_mask;
+      g = next_group(g, target->group_total);
     }
   }
 
@@ -727,7 +761,7 @@ class SegmentedTable {
 
   void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
     std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count,
-                DirectoryEntry{seg, seg->group_mask});
+                DirectoryEntry{seg, seg->group_total});
   }
 
   static std::uint8_t next_generation(const SegmentType* seg) noexcept {
@@ -765,9 +799,14 @@ class SegmentedTable {
     const std::uint64_t split_bit = std::uint64_t{1} << (63 - seg->local_depth);
     const std::size_t index = seg->index;
     segments_.reserve(segments_.size() + 1);  // no allocation may fail after entries moved
-    SegmentType* low = allocate(seg->group_count(), index, child_depth, next_generation(seg));
+    // Each half is fitted to the entries it receives, so a split grows the table by a fifth,
+    // as any other growth step does, however unevenly the hash divides the keys.
+    std::size_t high_entries = 0;
+    visit_full_of(seg, [&](SlotType& slot) { high_entries += (hash_(slot.key) & split_bit) != 0; });
+    SegmentType* low =
+        allocate(fitted_groups(seg->size - high_entries), index, child_depth, next_generation(seg));
     SegmentType* high =
-        allocate(seg->group_count(), segments_.size(), child_depth, next_generation(seg));
+        allocate(fitted_groups(high_entries), segments_.size(), child_depth, next_generation(seg));
     move_all(
         seg, [=](std::uint64_t key_hash) { return (key_hash & split_bit) != 0 ? high : low; },
         on_move);
@@ -780,7 +819,7 @@ class SegmentedTable {
 
   struct DirectoryEntry {
     SegmentType* segment;
-    std::uint32_t group_mask;  // a copy of segment->group_mask, read without touching the segment
+    std::uint32_t groups;  // a copy of segment->group_total, read without touching the segment
   };
 
   std::vector<DirectoryEntry> directory_;  // 2^depth_ entries; several may share a segment

@@ -1,6 +1,6 @@
 // Pins SegmentedTable's probing, erasure, growth and sweep (table/segmented_table.h). Most tests
 // use keys that are their own hash, so a key can be aimed at a chosen home group, tag or segment:
-//   bits 63..(64-depth) segment   bits 7..18 home group   bits 0..6 tag
+//   bits 63..(64-depth) segment   bits 0..31 home group, as a fraction of G   bits 0..6 tag
 #include "chronocache/table/segmented_table.h"
 
 #include <algorithm>
@@ -40,10 +40,14 @@ using IntTable = SegmentedTable<int, int, TtlOnly::Meta, DefaultHash<int>, std::
 
 constexpr auto kIgnoreMoves = [](auto&, SlotId) {};
 
-// A key (= hash) whose home group is `group` and tag `tag`; `unique` goes above bit 19 so keys
-// with the same group and tag still differ, and stays below the top bits that pick a segment.
-std::uint64_t aimed(std::uint64_t group, std::uint64_t tag, std::uint64_t unique) {
-  return (unique << 19) | (group << 7) | tag;
+// A key (= hash) whose home group in a segment of `groups` groups is `group`, and whose tag is
+// `tag`: bits 7..31 are the smallest fraction that lands in `group`, bits 0..6 the tag. `unique`
+// goes above bit 32 so keys with the same group and tag still differ, and stays below the top
+// bits that pick a segment.
+std::uint64_t aimed(std::uint64_t group, std::uint64_t tag, std::uint64_t unique,
+                    std::uint64_t groups = 4) {
+  const std::uint64_t fraction = ((group << 25) + groups - 1) / groups;
+  return (unique << 32) | (fraction << 7) | tag;
 }
 
 // A key whose top `bits` bits are `prefix` (so it routes to a chosen segment), the rest mixed.
@@ -66,7 +70,7 @@ bool found(const AimedTable& table, std::uint64_t key) {
 
 unsigned group_of(const AimedTable::Ref& ref) { return ref.index / kGroupWidth; }
 
-// A table of four groups (64 slots, 56 usable), so probes have somewhere to go.
+// A table of four groups (64 slots, 60 usable), so probes have somewhere to go.
 void make_four_groups(AimedTable& table) {
   table.reserve(50, kIgnoreMoves);
   ASSERT_EQ(table.segment_count(), 1u);
@@ -176,7 +180,7 @@ TEST(SegmentedTable, GrowsFromOneGroupThroughSplitsKeepingEveryKeyFindable) {
     }
   }
   EXPECT_EQ(table.size(), 100'000u);
-  EXPECT_GE(table.segment_count(), 28u);  // 100k / 3584 per full segment
+  EXPECT_GE(table.segment_count(), 27u);  // 100k / 3840 per full segment
   EXPECT_GE(table.depth(), std::max(initial_depth, 5u));
   EXPECT_FALSE(table.find(100'000, table.hash(100'000)));
 }
@@ -231,11 +235,11 @@ TEST(SegmentedTable, OnMoveReportsEveryRelocatedEntryWithItsNewSlotId) {
     ref.slot->meta.of_key = key;
     where[key] = ref.id();
   };
-  // Growth inside one segment: rebuilds at twice the size, from 1 group to 256.
+  // Growth inside one segment: rebuilds a fifth larger each time, from 1 group to 256.
   while (table.size() < 3000) add();
   expect_ids_current();
-  const std::size_t doubling_moves = moves;
-  EXPECT_GT(doubling_moves, 3000u);
+  const std::size_t growth_moves = moves;
+  EXPECT_GT(growth_moves, 3000u);
   EXPECT_EQ(table.segment_count(), 1u);
 
   // Churn at a constant size.
@@ -269,7 +273,7 @@ TEST(SegmentedTable, ASameSizeRebuildDropsTombstonesAndReportsEveryMove) {
   const std::size_t bytes = table.memory_bytes();
   std::vector<std::uint64_t> keys;
   for (std::uint64_t group = 0; group < 4; ++group) {
-    for (std::uint64_t lane = 0; lane < (group < 3 ? 16u : 8u); ++lane) {
+    for (std::uint64_t lane = 0; lane < (group < 3 ? 16u : 12u); ++lane) {
       keys.push_back(aimed(group, lane, group * 100 + lane + 1));
       ASSERT_EQ(group_of(insert(table, keys.back())), group);
     }
@@ -329,42 +333,54 @@ TEST(SegmentedTable, SweepVisitsEveryEntryAtLeastOnceWhileTheTableGrowsDuringThe
   for (int key = 0; key < 28'000; ++key) ASSERT_GE(visits[key], 1) << key;
 }
 
-// The case the "at least once" promise is hardest on: the segment under the cursor is rebuilt at
-// twice the size, or split, while the cursor is half way through it. An entry displaced past the
-// cursor (group 63 was full, so it sits in group 64) moves back to its home group 63, behind the
-// cursor: the scan of that segment must start again or the entry is skipped for the whole cycle.
-// The 16 keys that fill group 63 go elsewhere after the growth (group 191; the other half).
-void expect_displaced_entry_visited_after_growth(bool split) {
-  SCOPED_TRACE(split ? "split" : "rebuild at twice the size");
+// The case the "at least once" promise is hardest on: the segment under the cursor is rebuilt
+// while the cursor is half way through it, and an entry it had not reached yet moves behind it.
+// The scan of that segment must start again or the entry is skipped for the whole cycle.
+//
+// Split: an entry displaced past the cursor (group 63 of 256 was full, so it sits in group 64)
+// goes to a half fitted to its share, about 0.6 of the size, where its home group is below 63.
+// The 16 keys that filled group 63 go to the other half.
+TEST(SegmentedTable, SweepRescansASegmentThatSplitsUnderTheCursor) {
   AimedTable table;
-  table.reserve(split ? 3000 : 1500, kIgnoreMoves);  // one segment of 256 or 128 groups
+  table.reserve(3614, kIgnoreMoves);
   ASSERT_EQ(table.segment_count(), 1u);
-  const std::uint64_t other_half = split ? std::uint64_t{1} << 63 : 0;
-  for (std::uint64_t lane = 0; lane < kGroupWidth; ++lane) {
-    insert(table, other_half | aimed(split ? 63 : 191, lane, lane + 1));
-  }
-  const std::uint64_t displaced = aimed(63, 5, 99);
+  ASSERT_EQ(table.capacity(), 256u * kGroupWidth) << "one segment at the largest size";
+  const std::uint64_t other_half = std::uint64_t{1} << 63;
+  for (std::uint64_t lane = 0; lane < kGroupWidth; ++lane)
+    insert(table, other_half | aimed(63, lane, lane + 1, 256));
+  const std::uint64_t displaced = aimed(63, 5, 99, 256);
   ASSERT_EQ(group_of(insert(table, displaced)), 64u);
   bool visited = false;
   auto look = [&](AimedTable::Ref ref) { visited = visited || ref.slot->key == displaced; };
   ASSERT_FALSE(table.sweep(64 * kGroupWidth, look).wrapped);  // groups 0..63
   ASSERT_FALSE(visited);
-  const std::size_t segments = table.segment_count();
-  const std::size_t bytes = table.memory_bytes();
-  for (std::uint64_t i = 0; table.segment_count() == segments && table.memory_bytes() == bytes;
-       ++i) {
-    insert(table, with_prefix(0, 0, i));
-  }
-  ASSERT_EQ(table.segment_count(), split ? 2u : 1u);
-  ASSERT_EQ(group_of(table.find(displaced, displaced)), 63u) << "the entry went home";
+  for (std::uint64_t i = 0; table.segment_count() == 1; ++i) insert(table, with_prefix(0, 0, i));
+  ASSERT_LT(group_of(table.find(displaced, displaced)), 64u) << "the entry moved behind the cursor";
   while (!table.sweep(256, look).wrapped) {
   }
   EXPECT_TRUE(visited);
 }
 
-TEST(SegmentedTable, SweepRescansASegmentThatGrowsUnderTheCursor) {
-  expect_displaced_entry_visited_after_growth(false);
-  expect_displaced_entry_visited_after_growth(true);
+// Shrink: a segment that lost most of its entries while the cursor was half way through it is
+// rebuilt smaller, so every entry the cursor had not reached lands behind where it stood.
+TEST(SegmentedTable, SweepRescansASegmentThatShrinksUnderTheCursor) {
+  IntTable table;
+  table.reserve(3000, kIgnoreMoves);
+  ASSERT_EQ(table.segment_count(), 1u);
+  for (int key = 0; key < 3000; ++key)
+    table.insert_absent(key, key, table.hash(key), 1, kIgnoreMoves);
+  const std::size_t half = table.capacity() / 2;
+  ASSERT_FALSE(table.sweep(half, [](IntTable::Ref) {}).wrapped);
+  for (int key = 0; key < 3000; key += 5) {
+    for (int k = key; k < key + 4; ++k) table.erase_at(table.find(k, table.hash(k)));
+  }
+  ASSERT_TRUE(table.is_sparse(0));
+  table.shrink(0, kIgnoreMoves);
+  ASSERT_LT(table.capacity(), half) << "every remaining entry now sits behind the old cursor";
+  std::unordered_set<int> visited;
+  while (!table.sweep(256, [&](IntTable::Ref ref) { visited.insert(ref.slot->key); }).wrapped) {
+  }
+  EXPECT_EQ(visited.size(), table.size());
 }
 
 TEST(SegmentedTable, SweepCallbackMayEraseTheEntryItIsGiven) {
@@ -383,25 +399,31 @@ TEST(SegmentedTable, SweepCallbackMayEraseTheEntryItIsGiven) {
     EXPECT_EQ(static_cast<bool>(table.find(key, table.hash(key))), key % 2 == 1);
 }
 
-// Measured (g++ 12, x86-64): between 14.9 and 29.7 bytes per int -> int entry from 10k entries
-// on; the worst case is right after every segment has split into two half-full ones. The floor is
-// the 12-byte slot at the 7/8 load limit.
-TEST(SegmentedTable, MemoryPerEntryStaysBoundedAsTheTableGrows) {
+// Issue 14's target for the table: a load factor of at least 0.85 on average over a growing fill,
+// not only just before a split (doubling at 7/8 averaged 0.63). Measured (g++ 12, x86-64): 0.86
+// on average, never below 0.75 from 10k entries on; the floor of bytes per entry is the 12-byte
+// slot and its control byte at the 15/16 load limit.
+TEST(SegmentedTable, LoadStaysHighAsTheTableGrows) {
   IntTable table;
-  constexpr double kMaxBytesPerEntry = 32;
-  constexpr double kMinBytesPerEntry = 12.0 * 8 / 7;
-  double worst = 0;
+  constexpr double kSlotBytes = sizeof(IntTable::SlotType) + 1;
+  double load_sum = 0;
+  double lowest = 1;
+  int samples = 0;
   for (int key = 0; key < 300'000; ++key) {
     table.insert_absent(key, key, table.hash(key), 1, kIgnoreMoves);
     const std::size_t n = static_cast<std::size_t>(key) + 1;
     if (n >= 10'000 && n % 997 == 0) {
+      const double load = static_cast<double>(n) / static_cast<double>(table.capacity());
+      load_sum += load;
+      lowest = std::min(lowest, load);
+      ++samples;
+      ASSERT_LE(load, 15.0 / 16) << n << " entries";
       const double per_entry = static_cast<double>(table.memory_bytes()) / static_cast<double>(n);
-      worst = std::max(worst, per_entry);
-      ASSERT_LE(per_entry, kMaxBytesPerEntry) << n << " entries";
-      ASSERT_GE(per_entry, kMinBytesPerEntry) << n << " entries";
+      ASSERT_LE(per_entry, kSlotBytes / 0.75 + 0.5) << n << " entries";
     }
   }
-  EXPECT_GT(worst, 25.0) << "the sample should include a moment right after a round of splits";
+  EXPECT_GE(load_sum / samples, 0.85);
+  EXPECT_GE(lowest, 0.75);
 }
 
 TEST(SegmentedTable, MemoryBytesCountsSegmentsAndShrinksOnClear) {
