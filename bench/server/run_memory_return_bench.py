@@ -10,8 +10,9 @@ lacks the hooks Redis's activedefrag needs, so `activedefrag yes` is refused), e
 fresh process pinned to CPU 0, this script on CPU 1:
   1. load KEYS keys "key:%010d" with 16-byte values and EX 3600 (pipelined SETs);
   2. DEL every odd key (half of them, spread over the whole table and every allocator page);
-  3. wait until the server settles: RSS unchanged for --settle-s seconds (and, for chronocached,
-     INFO memory active_defrag_running:0), at most --max-wait-s;
+  3. wait until the server settles: RSS and used_memory unchanged for --settle-s seconds (and,
+     for chronocached, INFO memory active_defrag_running:0), at most --max-wait-s (the tables
+     give back their slots over a few seconds, which RSS shows only after the heap is trimmed);
   4. a fresh process loads only the even keys: "alone".
 Reported: RSS growth over the empty process and used_memory, after the deletes and alone, and
 their ratios. The first output line records the conditions. Standard library only.
@@ -73,15 +74,18 @@ def info_field(server, section, name):
 
 
 def settle(server, args):
-    """Waits until RSS stays put for settle_s (and no compaction runs); returns the seconds."""
+    """Waits until RSS and used_memory stay put for settle_s (and no compaction runs); returns
+    the seconds."""
     start = time.monotonic()
-    last, since = server.rss_bytes(), time.monotonic()
+    def reading():
+        return server.rss_bytes(), info_field(server, "memory", "used_memory")
+    last, since = reading(), time.monotonic()
     while time.monotonic() - start < args.max_wait_s:
         time.sleep(0.2)
-        rss = server.rss_bytes()
+        now = reading()
         running = info_field(server, "memory", "active_defrag_running") or 0
-        if rss != last or running:
-            last, since = rss, time.monotonic()
+        if now != last or running:
+            last, since = now, time.monotonic()
         elif time.monotonic() - since >= args.settle_s:
             break
     return time.monotonic() - start

@@ -178,6 +178,23 @@ class Cache {
   // so a cache without due entries costs no sweeping at all. O(1).
   bool may_hold_expired(TimePoint now) const noexcept { return now >= next_expiry_lower_bound_; }
 
+  // Rebuilds at their fitted size up to `max_rebuilds` segments that erases left loose (under 7/10
+  // full: SegmentedTable::is_loose). Erase shrinks a segment once it is half empty, and a mass
+  // delete often goes on past that, leaving segments between 1/2 and 0.78 full; this gives their
+  // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that
+  // keeps each call short (a segment of 4 096 slots is tens of microseconds). Returns the
+  // segments rebuilt.
+  std::size_t shrink_loose_segments(std::size_t max_rebuilds) {
+    std::size_t rebuilt = 0;
+    for (std::size_t s = 0; s < table_.segment_count() && rebuilt < max_rebuilds; ++s) {
+      if (table_.is_loose(s)) {
+        shrink_slow(s);
+        ++rebuilt;
+      }
+    }
+    return rebuilt;
+  }
+
   // During a capture, clear() and reserve() first complete it (both change every segment).
   void clear() {
     finish_capture();

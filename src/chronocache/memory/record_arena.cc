@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <new>
 
@@ -113,7 +114,7 @@ void* RecordArena::allocate(std::size_t bytes) noexcept {
   if (page->free_records != nullptr) {
     record = page->free_records;
     CC_UNPOISON(record, size);
-    page->free_records = *static_cast<void**>(record);
+    std::memcpy(&page->free_records, record, sizeof(void*));  // 4-byte aligned: no void** load
   } else {
     record = page_address(page) + page->bump;
     CC_UNPOISON(record, size);
@@ -150,7 +151,7 @@ void RecordArena::deallocate_packed_here(void* record, PageInfo* page) noexcept 
   const std::size_t c = page->size_class;
   const std::size_t size = SizeClasses::bytes_of(c);
   ClassState& state = classes_[c];
-  *static_cast<void**>(record) = page->free_records;
+  std::memcpy(record, &page->free_records, sizeof(void*));
   page->free_records = record;
   CC_POISON(record, size);
   --page->live;

@@ -13,8 +13,8 @@
 // A record's page and its bookkeeping are found from its address alone: the chunk is the
 // address rounded down to 4 MiB, the page its bits 16..21, and PageInfo[page] sits in the chunk's
 // first page. So a record carries no header, and freeing needs no lookup structure. Classes are
-// SizeClasses (8-byte steps to 256 bytes, then four per doubling to 16 KiB); larger records go
-// to the heap (malloc), where the per-record overhead is small against their size.
+// SizeClasses (4-byte steps from 8 to 256 bytes, then four per doubling to 16 KiB); larger records
+// go to the heap (malloc), where the per-record overhead is small against their size.
 //
 // Inside a page, records are handed out by bumping an offset (so the untouched tail of a page
 // costs no RSS), then from the page's list of freed records, threaded through the records
@@ -63,7 +63,8 @@ class RecordArena {
   RecordArena(const RecordArena&) = delete;
   RecordArena& operator=(const RecordArena&) = delete;
 
-  // Room for a record of `bytes` (>= 1), 8-byte aligned; nullptr when the OS refuses memory.
+  // Room for a record of `bytes` (>= 1), 4-byte aligned (8-byte when its class is a multiple of
+  // 8); nullptr when the OS refuses memory.
   void* allocate(std::size_t bytes) noexcept;
   // Frees a record; `bytes` is the size it was allocated with, or any size of the same class.
   void deallocate(void* record, std::size_t bytes) noexcept;

@@ -31,20 +31,23 @@ TEST(SizeClasses, EachSizeTakesTheSmallestClassThatHoldsIt) {
   }
 }
 
-TEST(SizeClasses, RoundingIsAtMostSevenBytesSmallAndAFifthLarge) {
+TEST(SizeClasses, RoundingIsAtMostThreeBytesSmallAndAFifthLarge) {
   for (std::size_t n = 1; n <= SizeClasses::kMaxClassBytes; ++n) {
     const std::size_t waste = SizeClasses::rounded(n) - n;
-    if (n <= SizeClasses::kSmallLimit) {
-      ASSERT_LE(waste, 7u) << n;
+    if (n <= SizeClasses::kSmallest) {
+      ASSERT_EQ(SizeClasses::rounded(n), SizeClasses::kSmallest) << n;
+    } else if (n <= SizeClasses::kSmallLimit) {
+      ASSERT_LE(waste, 3u) << n;
     } else {
       ASSERT_LT(waste * 5, SizeClasses::rounded(n)) << n;  // < 20 % of the class
     }
   }
 }
 
-TEST(SizeClasses, ClassesGrowAndKeepRecordsEightByteAligned) {
+TEST(SizeClasses, ClassesGrowAndKeepRecordsFourByteAligned) {
   for (std::size_t c = 0; c < SizeClasses::kCount; ++c) {
-    EXPECT_EQ(SizeClasses::bytes_of(c) % 8, 0u) << c;
+    EXPECT_EQ(SizeClasses::bytes_of(c) % 4, 0u) << c;
+    EXPECT_GE(SizeClasses::bytes_of(c), sizeof(void*)) << c;
     if (c > 0) {
       EXPECT_GT(SizeClasses::bytes_of(c), SizeClasses::bytes_of(c - 1)) << c;
     }
@@ -68,7 +71,7 @@ struct Model {
   void* add(RecordArena& arena, std::size_t bytes, unsigned char fill) {
     void* p = arena.allocate(bytes);
     EXPECT_NE(p, nullptr);
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 8, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 4, 0u);
     std::memset(p, fill, bytes);
     EXPECT_TRUE(live.emplace(p, Record{bytes, fill}).second) << "handed out twice";
     footprint += bytes > SizeClasses::kMaxClassBytes ? 0 : SizeClasses::rounded(bytes);

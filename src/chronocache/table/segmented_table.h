@@ -426,13 +426,23 @@ class SegmentedTable {
     const SegmentType* seg = segments_[index];
     return seg->group_count() > 1 && std::size_t{seg->size} * 2 < std::size_t{seg->capacity()};
   }
+  // Loose: below 7/10 full and fitting in fewer groups. A segment shrunk while its keys were
+  // still leaving (a mass delete crosses half full with a tenth or more of its keys still to go)
+  // ends between 1/2 and 0.78 full, above the sparse mark: the owner refits loose segments at
+  // moments it chooses (Cache::shrink_loose_segments).
+  bool is_loose(std::size_t index) const noexcept {
+    const SegmentType* seg = segments_[index];
+    return std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 7 &&
+           fitted_groups(seg->size) < seg->group_count();
+  }
   // The segment the sweep cursor is in.
   std::size_t sweep_segment() const noexcept { return cursor_segment_; }
-  // Rebuilds a sparse segment at its fitted size (entries move: on_move hears; Refs into it die).
+  // Rebuilds a sparse or loose segment at its fitted size (entries move: on_move hears; Refs into
+  // it die).
   template <class OnMove>
   void shrink(std::size_t index, OnMove&& on_move) {
     SegmentType* seg = segments_[index];
-    CC_ASSERT(is_sparse(index));
+    CC_ASSERT(is_sparse(index) || is_loose(index));
     rebuild(seg, any_hash_of(seg), fitted_groups(seg->size), on_move);
   }
 
