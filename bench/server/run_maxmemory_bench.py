@@ -168,35 +168,37 @@ def end_state(port):
     }
 
 
-def run(name, argv, args):
-    """Single-policy mode: one redis-benchmark SET run against a fresh server."""
+def measure(name, argv, args, drive):
+    """Starts a fresh server, samples its RSS while drive(server) loads it, and returns drive's
+    result merged over the RSS figures and the end state (end_state)."""
     server = common.Server(name, argv, args.server_cpu)
     try:
         time.sleep(0.2)  # let the process settle before reading its baseline
         baseline = server.rss_bytes()
         sampler = RssSampler(server, baseline)
         sampler.start()
+        result = drive(server)
+        sampler.stop()
+        return {"baseline": baseline, "peak": sampler.peak, "final": sampler.last(),
+                "samples": len(sampler.samples), "peak_at": sampler.peak_at,
+                **end_state(server.port), **result}
+    finally:
+        server.stop()
+
+
+def run(name, argv, args):
+    """Single-policy mode: one redis-benchmark SET run against a fresh server."""
+    def redis_benchmark(server):
         command = ["taskset", "-c", str(args.bench_cpu), args.redis_benchmark, "-h", "127.0.0.1",
                    "-p", str(server.port), "-t", "set", "-r", str(args.keys), "-d",
                    str(args.data_size), "-n", str(args.requests), "-P", str(args.pipeline), "-c",
                    str(args.clients), "--csv"]
         out = subprocess.run(command, capture_output=True, text=True, check=True)
-        sampler.stop()
         rows = list(csv.DictReader(io.StringIO(out.stdout)))
-        rps = float(rows[0]["rps"]) if rows else 0.0
-        state = end_state(server.port)
-        return {
-            "baseline": baseline,
-            "peak": sampler.peak,
-            "final": sampler.last(),
-            "used": state["used"],
-            "evicted": state["evicted"],
-            "refused": state["error_replies"],
-            "keys": state["keys"],
-            "rps": rps,
-        }
-    finally:
-        server.stop()
+        return {"rps": float(rows[0]["rps"]) if rows else 0.0}
+    result = measure(name, argv, args, redis_benchmark)
+    result["refused"] = result["error_replies"]
+    return result
 
 
 # ---- Policy-table mode: the socket load ------------------------------------------------------
@@ -296,28 +298,10 @@ def socket_load(server, args, budget):
 
 def run_socket_load(name, argv, args, budget):
     """Policy-table mode: the socket load against a fresh server; one row of the table."""
-    server = common.Server(name, argv, args.server_cpu)
-    try:
-        time.sleep(0.2)  # let the process settle before reading its baseline
-        baseline = server.rss_bytes()
-        sampler = RssSampler(server, baseline)
-        sampler.start()
-        load = socket_load(server, args, budget)
-        sampler.stop()
-        state = end_state(server.port)
-        return {
-            "baseline": baseline,
-            "peak": sampler.peak,
-            "final": sampler.last(),
-            "samples": len(sampler.samples),
-            "peak_at": sampler.peak_at,
-            "rps": load["sets"] / load["seconds"],
-            "refused": load["refused"],
-            **state,
-            **load,
-        }
-    finally:
-        server.stop()
+    def load(server):
+        done = socket_load(server, args, budget)
+        return {"rps": done["sets"] / done["seconds"], **done}
+    return measure(name, argv, args, load)
 
 
 # ---- Main ------------------------------------------------------------------------------------
