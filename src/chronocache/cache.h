@@ -182,7 +182,8 @@ class Cache {
   // full: SegmentedTable::is_loose). Erase shrinks a segment once it is half empty, and a mass
   // delete often goes on past that, leaving segments between 1/2 and 0.78 full; this gives their
   // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that
-  // keeps each call short (a segment of 4 096 slots is tens of microseconds). Returns the
+  // keeps each call short (a full segment moves 3 840 entries: tens of microseconds for integer
+  // keys, a few hundred when each key is rehashed from a record elsewhere). Returns the
   // segments rebuilt.
   std::size_t shrink_loose_segments(std::size_t max_rebuilds) {
     std::size_t rebuilt = 0;
