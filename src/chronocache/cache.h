@@ -184,11 +184,13 @@ class Cache {
   // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that
   // keeps each call short (a full segment moves 3 840 entries: tens of microseconds for integer
   // keys, a few hundred when each key is rehashed from a record elsewhere). Returns the
-  // segments rebuilt.
+  // segments rebuilt. While entries may be due, it leaves alone the segments the expiry sweep has
+  // passed or is in, as erase does (shrink_sparse_segments says why).
   std::size_t shrink_loose_segments(std::size_t max_rebuilds) {
+    const TimePoint now = clock_.now();
     std::size_t rebuilt = 0;
     for (std::size_t s = 0; s < table_.segment_count() && rebuilt < max_rebuilds; ++s) {
-      if (table_.is_loose(s)) {
+      if (table_.is_loose(s) && spares_the_sweep(s, now)) {
         shrink_slow(s);
         ++rebuilt;
       }
@@ -499,9 +501,7 @@ class Cache {
     if (!ref) return false;
     const std::size_t segment = ref.segment->index;
     const bool live = erase_counting_expiry(ref, relative_now);
-    // Not a segment the running sweep has passed or is in: that would stretch its cycle
-    // (shrink_sparse_segments says how). Those shrink when the cycle ends.
-    if (segment > table_.sweep_segment() || !may_hold_expired(now)) shrink_if_sparse(segment);
+    if (spares_the_sweep(segment, now)) shrink_if_sparse(segment);
     return live;
   }
 
@@ -758,6 +758,13 @@ class Cache {
     if (capture_ != nullptr) hand_over_segment(segment);
     table_.shrink(segment, on_move());
   }
+  // Whether rebuilding `segment` now leaves the expiry sweep's cycle as it is: a segment the
+  // running sweep has passed or is in would stretch the cycle (shrink_sparse_segments says how),
+  // unless nothing may be due, when no cycle is running. Those shrink when the cycle ends.
+  bool spares_the_sweep(std::size_t segment, TimePoint now) const noexcept {
+    return segment > table_.sweep_segment() || !may_hold_expired(now);
+  }
+
   // At the end of a sweep cycle, every segment the cycle's erases left sparse. Not during the
   // cycle: a segment rebuilt behind the cursor shrinks the capacity the pacer divides into
   // slices while the slots still to sweep stay as many, and one at the cursor is swept again,

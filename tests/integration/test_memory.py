@@ -18,7 +18,7 @@ def memory(client):
 
 
 def load_interleaved(client, count):
-    """`count` keys "k:<8 digits>" with 16-byte values (28-byte records, in the 32-byte class); every
+    """`count` keys "k:<8 digits>" with 16-byte values (28-byte records, in the 28-byte class); every
     odd one expires in 100 s."""
     pipe = client.pipeline(transaction=False)
     for i in range(count):
@@ -37,18 +37,21 @@ def expire_half(r):
     load_interleaved(r, KEYS)
     loaded = memory(r)
     assert loaded["arena_records"] == KEYS
-    assert loaded["arena_record_bytes"] == KEYS * 32
+    assert loaded["arena_record_bytes"] == KEYS * 28
     advance(r, 200_000)
     assert wait_for(lambda: r.dbsize() == KEYS // 2, timeout=WAIT_S), f"dbsize {r.dbsize()}"
     return loaded
 
 
-def test_records_are_packed_in_thirty_two_byte_classes(r):
+def test_records_take_their_four_byte_class_exactly(r):
+    # Two size bytes, the key and the value: 32 and 28 bytes, each a class of its own.
     r.set("key:0000123456", "0123456789abcdef")
+    r.set("k:00123456", "0123456789abcdef")
     m = memory(r)
-    assert m["arena_records"] == 1
-    assert m["arena_record_bytes"] == 32
+    assert m["arena_records"] == 2
+    assert m["arena_record_bytes"] == 32 + 28
     assert r.get("key:0000123456") == "0123456789abcdef"
+    assert r.get("k:00123456") == "0123456789abcdef"
 
 
 def test_compaction_gives_back_the_pages_that_expiry_left_half_used(r):
