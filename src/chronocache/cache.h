@@ -95,7 +95,12 @@ class Cache {
   using clock_type = ClockT;
 
  private:
-  using Table = detail::SegmentedTable<K, V, typename Policy::Meta, Hash, Eq>;
+  // A policy that may keep no word at run time (PolicyMetaOptional) has it in a meta column the
+  // table drops while unused; others keep it in the slot.
+  using TableMeta =
+      std::conditional_t<PolicyMetaOptional<Policy>, detail::MetaColumn<typename Policy::Meta>,
+                         typename Policy::Meta>;
+  using Table = detail::SegmentedTable<K, V, TableMeta, Hash, Eq>;
   using Slot = typename Table::SlotType;
   using Ref = typename Table::Ref;
 
@@ -107,6 +112,7 @@ class Cache {
         table_(hash, eq),
         epoch_(clock_.now()),
         far_(0, hash, eq) {
+    if constexpr (Table::kMetaColumn) table_.set_meta_column(policy_.needs_meta());
     if (options_.initial_capacity != 0) reserve(options_.initial_capacity);
   }
   Cache(const Cache&) = delete;
@@ -250,10 +256,14 @@ class Cache {
   Policy& policy() noexcept { return policy_; }
   const Policy& policy() const noexcept { return policy_; }
   // Forgets the policy's order and registers every stored entry anew, in table order. O(n).
+  // A policy with an optional word (SwitchablePolicy) gets the table's meta column added or
+  // dropped here, as the newly selected policy needs: every entry keeps its SlotId.
   void reset_policy() {
     policy_.clear();
-    table_.for_each_with_id(
-        [&](Slot& slot, SlotId id) { slot.meta = policy_.on_insert(id, table_.hash(slot.key)); });
+    if constexpr (Table::kMetaColumn) table_.set_meta_column(policy_.needs_meta());
+    table_.for_each_with_id([&](Slot& slot, typename Policy::Meta& meta, SlotId id) {
+      meta = policy_.on_insert(id, table_.hash(slot.key));
+    });
   }
 
   // ---- Point-in-time capture (capture.h): a consistent view of a live cache, for snapshots.
@@ -287,8 +297,12 @@ class Cache {
   bool capturing() const noexcept { return capture_ != nullptr; }
 
   const CacheStats& stats() const noexcept { return stats_; }
-  // Table bytes one entry occupies: its slot and its control byte (not the share of empty slots).
+  // Table bytes one entry occupies in its slot and control byte (not the share of empty slots).
   static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot) + 1; }
+  // slot_bytes() plus the entry's policy word when the table keeps it in a column now.
+  std::size_t entry_table_bytes() const noexcept {
+    return slot_bytes() + (table_.meta_column() ? sizeof(typename Policy::Meta) : 0);
+  }
   const CacheOptions& options() const noexcept { return options_; }
   ClockT& clock() noexcept { return clock_; }
   const ClockT& clock() const noexcept { return clock_; }
@@ -437,7 +451,7 @@ class Cache {
       Cache& cache = *cache_;
       cache.forget_far_deadline(*ref_.slot);
       cache.set_deadline(*ref_.slot, deadline);
-      cache.policy_.on_access(ref_.slot->meta);
+      cache.policy_.on_access(cache.table_.meta(ref_));
       if (may_have_grown && cache.options_.max_bytes != 0)
         cache.enforce_byte_budget(ref_.id(), relative_now_);  // may stay over: see above
       return PutOutcome::kReplaced;
@@ -468,7 +482,7 @@ class Cache {
     }
     if (access == Access::kRead) {
       if (ref) {
-        policy_.on_access(ref.slot->meta);
+        policy_.on_access(table_.meta(ref));
         ++stats_.hits;
       } else {
         ++stats_.misses;
@@ -484,7 +498,7 @@ class Cache {
     const Ref ref = table_.find(key, h.value);
     if (ref) [[likely]] {
       if (detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
-        policy_.on_access(ref.slot->meta);
+        policy_.on_access(table_.meta(ref));
         ++stats_.hits;
         return ref.slot->value;
       }
@@ -574,13 +588,14 @@ class Cache {
     explicit operator bool() const noexcept { return static_cast<bool>(ref_); }
     const K& key() const noexcept { return ref_.slot->key; }
     const V& value() const noexcept { return ref_.slot->value; }
-    const typename Policy::Meta& meta() const noexcept { return ref_.slot->meta; }
+    const typename Policy::Meta& meta() const noexcept { return table_->meta(ref_); }
     SlotId id() const noexcept { return ref_.id(); }  // for note_access later
 
    private:
     friend class Cache;
-    explicit Peek(Ref ref) noexcept : ref_(ref) {}
+    Peek(Ref ref, const Table& table) noexcept : ref_(ref), table_(&table) {}
     Ref ref_;
+    const Table* table_ = nullptr;
   };
   // Calls on_hit(const Peek&) for a live entry, else on_miss(), and returns what it returns.
   // Continuations rather than a returned Peek: GCC materialised the returned one in memory
@@ -596,11 +611,11 @@ class Cache {
                           ? live_at(*ref.slot, now)
                           : epoch_.is_live_at(ref.slot->deadline, now);
     if (!live) return on_miss();
-    return on_hit(Peek(ref));
+    return on_hit(Peek(ref, table_));
   }
   // Tells the policy of an access a peek found at `id` (Peek::id()). Precondition: nothing but
   // note_access and const calls ran since that peek, so `id` still names the same entry.
-  void note_access(SlotId id) { policy_.on_access(table_.at(id).slot->meta); }
+  void note_access(SlotId id) { policy_.on_access(table_.meta(table_.at(id))); }
 
   // Moves a live entry's deadline (kNoExpiry: never expires); a deadline at or before `now`
   // removes the entry. Returns whether a live entry was there. Touches no stats or policy.
@@ -774,7 +789,7 @@ class Cache {
   }
 
   auto on_move() noexcept {
-    return [this](Slot& slot, SlotId id) { policy_.on_move(slot.meta, id); };
+    return [this](Slot&, typename Policy::Meta& meta, SlotId id) { policy_.on_move(meta, id); };
   }
 
   CC_ALWAYS_INLINE std::uint32_t relative_now_rebased(TimePoint now) {
@@ -855,7 +870,7 @@ class Cache {
 
   void erase_entry(Ref ref) {
     entry_heap_bytes_ -= entry_heap_bytes(*ref.slot);
-    policy_.on_erase(ref.slot->meta);
+    policy_.on_erase(table_.meta(ref));
     forget_far_deadline(*ref.slot);
     table_.erase_at(ref);
   }
@@ -899,7 +914,7 @@ class Cache {
                                            detail::kNoDeadlineInWindow, on_move());
     entry_heap_bytes_ += entry_heap_bytes(*fresh.slot);
     set_deadline(*fresh.slot, deadline);
-    fresh.slot->meta = policy_.on_insert(fresh.id(), h.value);
+    table_.meta(fresh) = policy_.on_insert(fresh.id(), h.value);
     if (options_.max_bytes != 0 && !enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
       erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
       return PutOutcome::kRejectedFull;
@@ -943,7 +958,7 @@ class Cache {
     const Ref ref = table_.find(key, h.value);
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
       if (access == Access::kRead) {
-        policy_.on_access(ref.slot->meta);
+        policy_.on_access(table_.meta(ref));
         ++stats_.hits;
       }
       return ref;

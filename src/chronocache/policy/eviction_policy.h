@@ -52,6 +52,15 @@ std::size_t policy_growth_bytes(const P& policy) noexcept {
     return 0;
 }
 
+// Optional: a policy whose per-entry word may be unused while it runs (SwitchablePolicy, while the
+// alternative it has selected keeps none) says which with `bool needs_meta() const`. The cache
+// then keeps the words in a column beside the table's slots, and the column exists only while
+// needs_meta() (asked at construction and by reset_policy): 4 bytes a slot saved until then.
+template <class P>
+concept PolicyMetaOptional = requires(const P& policy) {
+  { policy.needs_meta() } -> std::convertible_to<bool>;
+};
+
 // Optional: a policy whose hit bookkeeping is a few bits it can update with relaxed atomics has
 // `void on_shared_access(const Meta&) const`, which ShardedCache calls from concurrent readers
 // under a shared lock (never beside another hook). Other policies get their hits logged by

@@ -13,9 +13,11 @@
 // body inlined), so the selected policy's hooks run as if it were the only one.
 //
 // Meta: every alternative's Meta is at most 4 bytes and trivially copyable (checked below), so one
-// 4-byte word in the slot holds whichever is selected; a hook copies it out, lets the policy work
-// on it and copies it back (memcpy of a few bytes: a register move once inlined). A slot pays 4
-// bytes for the switch even while the selected policy's Meta is empty.
+// 4-byte word holds whichever is selected; a hook copies it out, lets the policy work on it and
+// copies it back (memcpy of a few bytes: a register move once inlined). The word is needed only
+// while the selected policy's Meta is not empty (needs_meta): Cache then keeps the words in a
+// column beside its slots that it drops when a policy without one is selected (TtlOnly: the
+// server's "noeviction"), so the switch costs no memory while no policy runs.
 //
 // Switching: select<P>() (or select_index) destroys the old policy, with its nodes and sketches,
 // and default-constructs P. The metadata in the slots then means nothing to P: the host must call
@@ -65,6 +67,13 @@ class SwitchablePolicy {
   template <class P>
   P* get_if() noexcept {
     return std::get_if<P>(&policies_);
+  }
+
+  // Whether the selected policy keeps a word per entry (its Meta is not empty).
+  bool needs_meta() const noexcept {
+    return visit([](const auto& p) {
+      return !std::is_empty_v<typename std::remove_cvref_t<decltype(p)>::Meta>;
+    });
   }
 
   // Replaces the selected policy by a fresh P. The caller must then call Cache::reset_policy().

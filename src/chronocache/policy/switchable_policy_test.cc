@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "chronocache/cache.h"
+#include "chronocache/capture.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/policy/lfu.h"
 #include "chronocache/policy/lru.h"
@@ -22,7 +24,10 @@ using Switchable = SwitchablePolicy<TtlOnly, Lru, Lfu>;
 using SwitchCache = Cache<int, int, Switchable, ManualClock>;
 
 static_assert(EvictionPolicy<Switchable>);
-static_assert(sizeof(Switchable::Meta) == 4, "one word per slot whatever is selected");
+static_assert(sizeof(Switchable::Meta) == 4, "one word per entry whatever is selected");
+static_assert(SwitchCache::slot_bytes() == 13,
+              "key, value, deadline and a control byte: the word "
+              "is in a column only while a policy keeps one");
 
 std::vector<int> evict_all(SwitchCache& cache) {
   std::vector<int> order;
@@ -122,6 +127,70 @@ TEST(SwitchablePolicy, ByteBudgetEvictsOnceAPolicyIsSelected) {
   EXPECT_TRUE(evicting.contains(99999));
   EXPECT_FALSE(evicting.contains(0));
   EXPECT_GT(evicting.stats().evicted, 0u);
+}
+
+// The policy word costs table memory only while the selected policy keeps one: 4 bytes a slot
+// come with Lru and go again with TtlOnly, and the entries stay where they were.
+TEST(SwitchablePolicy, TheTableHoldsAWordPerSlotOnlyWhileThePolicyKeepsOne) {
+  SwitchCache cache;
+  constexpr int kKeys = 20000;
+  for (int k = 0; k < kKeys; ++k) cache.put(k, k);
+  const auto table_bytes = [&] { return cache.memory_bytes() - cache.policy().memory_bytes(); };
+  const std::size_t without = table_bytes();
+  EXPECT_EQ(cache.entry_table_bytes(), 13u);
+
+  cache.policy().select<Lru>();
+  cache.reset_policy();
+  const std::size_t with = table_bytes();
+  EXPECT_EQ(cache.entry_table_bytes(), 17u);
+  // (without - with) / 4 slots: at least one per entry, and the table is at least 3/4 full.
+  EXPECT_GE(with - without, kKeys * 4u);
+  EXPECT_LE(with - without, kKeys * 4u * 4 / 3);
+  for (int k = 0; k < kKeys; ++k) ASSERT_EQ(cache.get(k), k);
+  for (int k = kKeys - 1; k >= 0; --k) ASSERT_EQ(cache.get(k), k);  // LRU order: kKeys-1 .. 0
+
+  cache.policy().select<TtlOnly>();
+  cache.reset_policy();
+  EXPECT_EQ(table_bytes(), without);
+  EXPECT_EQ(cache.entry_table_bytes(), 13u);
+  for (int k = 0; k < kKeys; ++k) ASSERT_EQ(cache.get(k), k);
+
+  cache.policy().select<Lru>();  // and once more: the column's words start afresh
+  cache.reset_policy();
+  for (int k = 0; k < 10; ++k) ASSERT_EQ(cache.get(k), k);
+  std::vector<int> order = evict_all(cache);
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kKeys));
+  for (int k = 0; k < 10; ++k) EXPECT_EQ(order[kKeys - 10 + k], k) << "the ten just read go last";
+}
+
+// Switching policies in the middle of a point-in-time capture: the column comes with every entry
+// in place, so the capture still hands each entry over exactly once.
+TEST(SwitchablePolicy, ASwitchDuringACaptureLosesAndRepeatsNothing) {
+  class Sink final : public CaptureSink<int, int> {
+   public:
+    void capture(const int& key, const int& value, TimePoint) override {
+      ++seen[key];
+      if (value != key) ++changed;  // a write reached the sink before its entry was handed over
+    }
+    std::map<int, int> seen;
+    int changed = 0;
+  };
+  SwitchCache cache;
+  constexpr int kKeys = 30000;
+  for (int k = 0; k < kKeys; ++k) cache.put(k, k);
+  Sink sink;
+  cache.begin_capture(sink, cache.clock().now());
+  cache.capture_step(kKeys / 3);
+  cache.policy().select<Lru>();
+  cache.reset_policy();
+  cache.capture_step(kKeys / 3);
+  cache.policy().select<TtlOnly>();
+  cache.reset_policy();
+  for (int k = 0; k < kKeys; k += 7) cache.put(k, -k);  // writes hand pending chunks over first
+  cache.finish_capture();
+  ASSERT_EQ(sink.seen.size(), static_cast<std::size_t>(kKeys));
+  for (const auto& [key, times] : sink.seen) ASSERT_EQ(times, 1) << key;
+  EXPECT_EQ(sink.changed, 0);
 }
 
 }  // namespace

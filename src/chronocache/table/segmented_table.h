@@ -7,8 +7,9 @@
 //   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
 //   └─┬──┴─┬──┴─┬──┴─┬──┘
 //     └────┘    │    │
-//   segment: header │ group 0 │ group 1 │ ... │ group G-1      (G = any count from 1 to 256)
-//   group:   16 control bytes │ 16 slots { key, value, deadline, policy meta }
+//   segment: header │ group 0 │ group 1 │ ... │ group G-1 [│ meta column: 16 G policy words]
+//   group:   16 control bytes │ 16 slots { key, value, deadline, policy meta (unless in column) }
+//   (G = any count from 1 to 256; the column only for MetaColumn tables, while switched on)
 //
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
 // group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
@@ -57,12 +58,33 @@
 
 namespace chronocache::detail {
 
+// A table whose Meta is MetaColumn<W> keeps each slot's policy word of type W out of the slot, in
+// a column after the segment's groups, and only while the owner has it switched on
+// (set_meta_column): a host that chooses its policy at run time pays for the word only while the
+// chosen policy has one (the server's default, no eviction, has none: 4 bytes a key saved).
+template <class W>
+struct MetaColumn {
+  using Word = W;
+};
+template <class Meta>
+struct MetaLayout {
+  static constexpr bool kColumn = false;
+  using Word = Meta;    // what the owner reads and writes for an entry
+  using InSlot = Meta;  // what the slot itself holds
+};
+template <class W>
+struct MetaLayout<MetaColumn<W>> {
+  static constexpr bool kColumn = true;
+  using Word = W;
+  struct InSlot {};
+};
+
 template <class K, class V, class Meta>
 struct Slot {
   K key;
   [[no_unique_address]] V value;  // an empty V (a set, or records that carry their value) costs 0
   StoredDeadline deadline;
-  [[no_unique_address]] Meta meta;
+  [[no_unique_address]] typename MetaLayout<Meta>::InSlot meta;
 };
 
 template <class SlotT>
@@ -93,8 +115,14 @@ struct Segment {
   GroupT* groups() noexcept {
     return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
   }
-  static std::size_t bytes_for(std::uint32_t groups) noexcept {
-    return kHeaderBytes + std::size_t{groups} * sizeof(GroupT);
+  // `column_word` bytes per slot follow the groups when the table keeps a meta column.
+  static std::size_t bytes_for(std::uint32_t groups, std::size_t column_word = 0) noexcept {
+    return kHeaderBytes + std::size_t{groups} * (sizeof(GroupT) + kGroupWidth * column_word);
+  }
+  // The meta column, right after the last group (16-byte aligned, as groups are).
+  template <class Word>
+  Word* column() noexcept {
+    return reinterpret_cast<Word*>(groups() + group_total);
   }
   static std::uint32_t max_growth(std::uint32_t capacity) noexcept {
     return capacity - capacity / 16;
@@ -112,6 +140,9 @@ class SegmentedTable {
   using SlotType = Slot<K, V, Meta>;
   using SegmentType = Segment<SlotType>;
   using GroupType = Group<SlotType>;
+  // An entry's policy word: in its slot, or in its segment's meta column (MetaColumn<W>).
+  using MetaWord = typename MetaLayout<Meta>::Word;
+  static constexpr bool kMetaColumn = MetaLayout<Meta>::kColumn;
 
   // 256 groups = 4096 slots: an int -> int segment is 52 KiB, so a split works inside L2.
   static constexpr std::uint32_t kMaxGroups = 256;
@@ -149,8 +180,8 @@ class SegmentedTable {
   // Slots in all segments, full or not: what one sweep cycle examines. O(1), derived from the
   // segment bytes (every segment is a header plus whole groups), so no counter needs upkeep.
   std::size_t capacity() const noexcept {
-    return (segment_bytes_ - SegmentType::kHeaderBytes * segments_.size()) / sizeof(GroupType) *
-           kGroupWidth;
+    return (segment_bytes_ - SegmentType::kHeaderBytes * segments_.size()) /
+           (sizeof(GroupType) + kGroupWidth * column_word_bytes()) * kGroupWidth;
   }
   unsigned depth() const noexcept { return depth_; }
 
@@ -158,6 +189,48 @@ class SegmentedTable {
   std::size_t memory_bytes() const noexcept {
     return segment_bytes_ + directory_.capacity() * sizeof(DirectoryEntry) +
            segments_.capacity() * sizeof(SegmentType*);
+  }
+
+  // The policy word of a found or inserted entry. With a meta column switched off, a scratch word
+  // the owner may read and write but that means nothing (its policy keeps no word).
+  CC_ALWAYS_INLINE MetaWord& meta(const Ref& ref) const noexcept {
+    return word_at(ref.segment, ref.index, *ref.slot);
+  }
+
+  // ---- The meta column (tables whose Meta is MetaColumn<W>) -----------------------------------
+  bool meta_column() const noexcept { return column_on_; }
+  // Gives every segment a meta column, its words value-initialised, or takes it away. Every entry
+  // keeps its SlotId (each segment is copied with the same groups, lane for lane), so policies,
+  // scan cursors, the sweep and a running capture all stay valid. O(n); Refs die. Peak memory is
+  // the table plus one segment.
+  void set_meta_column(bool on) requires kMetaColumn {
+    if (on == column_on_) return;
+    const std::size_t old_word = column_word_bytes();
+    column_on_ = on;
+    for (std::size_t first = 0; first < directory_.size();) {
+      SegmentType* seg = directory_[first].segment;
+      const std::size_t count = std::size_t{1} << (depth_ - seg->local_depth);
+      SegmentType* fresh =
+          allocate(seg->group_count(), seg->index, seg->local_depth, seg->generation);
+      fresh->size = seg->size;
+      fresh->growth_left = seg->growth_left;
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* from = seg->groups() + g;
+        GroupType* to = fresh->groups() + g;
+        std::memcpy(to->ctrl, from->ctrl, kGroupWidth);
+        for (std::size_t lane : GroupCtrl(from->ctrl).match_full()) {
+          ::new (to->raw_slot(lane)) SlotType(std::move(*from->slot(lane)));
+          std::destroy_at(from->slot(lane));
+        }
+      }
+      if (on)
+        std::uninitialized_value_construct_n(fresh->template column<MetaWord>(), fresh->capacity());
+      segment_bytes_ -= SegmentType::bytes_for(seg->group_count(), old_word);
+      ::operator delete (seg, std::align_val_t{64});
+      segments_[fresh->index] = fresh;
+      point_directory(first, count, fresh);
+      first += count;
+    }
   }
 
   template <class Q>
@@ -224,8 +297,9 @@ class SegmentedTable {
     }
   }
 
-  // Inserts a key the caller knows is absent; may grow the key's segment first.
-  // on_move(SlotType&, SlotId) is called for every entry that growth relocates.
+  // Inserts a key the caller knows is absent; may grow the key's segment first. Its policy word
+  // starts value-initialised. on_move(SlotType&, MetaWord&, SlotId) is called for every entry
+  // that growth relocates.
   template <class Q, class VArg, class OnMove>
   Ref insert_absent(Q&& key, VArg&& value, std::uint64_t h, StoredDeadline deadline,
                     OnMove&& on_move) {
@@ -240,8 +314,9 @@ class SegmentedTable {
       GroupType* group = seg->groups() + target.index / kGroupWidth;
       const std::size_t lane = target.index % kGroupWidth;
       const bool claims_empty = group->ctrl[lane] == kEmpty;
-      ::new (group->raw_slot(lane))
-          SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline, Meta{}};
+      ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)),
+                                             deadline, typename MetaLayout<Meta>::InSlot{}};
+      if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
       group->ctrl[lane] = tag;
       seg->growth_left -= claims_empty ? 1 : 0;
       ++seg->size;
@@ -257,13 +332,12 @@ class SegmentedTable {
     const SegmentType* seg = segment_for(h);
     if (seg->growth_left > 0) return 0;
     if (is_mostly_tombstones(seg)) return 0;  // rebuilt at its fitted size: no larger
-    const std::size_t now = SegmentType::bytes_for(seg->group_count());
-    if (seg->group_count() < kMaxGroups)
-      return SegmentType::bytes_for(grown_groups(seg->group_count())) - now;
+    const std::size_t now = bytes_for(seg->group_count());
+    if (seg->group_count() < kMaxGroups) return bytes_for(grown_groups(seg->group_count())) - now;
     // A split: two segments fitted to their shares, together at most one group more than a
     // segment fitted to all the entries.
-    std::size_t bytes = SegmentType::bytes_for(fitted_groups(seg->size) + 1) +
-                        SegmentType::kHeaderBytes - now + sizeof(SegmentType*);
+    std::size_t bytes = bytes_for(fitted_groups(seg->size) + 1) + SegmentType::kHeaderBytes - now +
+                        sizeof(SegmentType*);
     if (seg->local_depth == depth_) bytes += directory_.size() * sizeof(DirectoryEntry);
     return bytes;
   }
@@ -342,14 +416,18 @@ class SegmentedTable {
     visit_full(fn);
   }
 
-  // As for_each_mutable, with each entry's SlotId: fn(SlotType&, SlotId).
+  // As for_each_mutable, with each entry's policy word and SlotId: fn(SlotType&, MetaWord&,
+  // SlotId).
   template <class Fn>
   void for_each_with_id(Fn&& fn) {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-          fn(*group->slot(lane), make_slot_id(seg->index, slot_index(g, lane)));
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
+          const std::uint32_t index = slot_index(g, lane);
+          SlotType& slot = *group->slot(lane);
+          fn(slot, word_at(seg, index, slot), make_slot_id(seg->index, index));
+        }
       }
     }
   }
@@ -589,6 +667,22 @@ class SegmentedTable {
     return std::size_t{seg->size} * 32 <= std::size_t{seg->capacity()} * 25;
   }
 
+  std::size_t column_word_bytes() const noexcept { return column_on_ ? sizeof(MetaWord) : 0; }
+  std::size_t bytes_for(std::uint32_t groups) const noexcept {
+    return SegmentType::bytes_for(groups, column_word_bytes());
+  }
+  CC_ALWAYS_INLINE MetaWord& word_at(SegmentType* seg, std::uint32_t index,
+                                     SlotType& slot) const noexcept {
+    if constexpr (kMetaColumn) {
+      if (!column_on_) return scratch_word_;
+      return seg->template column<MetaWord>()[index];
+    } else {
+      static_cast<void>(seg);
+      static_cast<void>(index);
+      return slot.meta;
+    }
+  }
+
   SegmentType* segment_for(std::uint64_t h) const noexcept {
     return directory_[directory_index(h)].segment;
   }
@@ -620,7 +714,7 @@ class SegmentedTable {
 
   SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth,
                         std::uint8_t generation = 0) {
-    const std::size_t bytes = SegmentType::bytes_for(groups);
+    const std::size_t bytes = bytes_for(groups);
     void* memory = ::operator new (bytes, std::align_val_t{64});
     auto* seg = ::new (memory) SegmentType{groups,
                                            0,
@@ -635,7 +729,7 @@ class SegmentedTable {
   }
 
   void release(SegmentType* seg) noexcept {
-    segment_bytes_ -= SegmentType::bytes_for(seg->group_count());
+    segment_bytes_ -= bytes_for(seg->group_count());
     ::operator delete (seg, std::align_val_t{64});
   }
 
@@ -726,9 +820,11 @@ class SegmentedTable {
     }
   }
 
-  // Places a moved entry in a fresh segment (no tombstones, room guaranteed by the caller).
+  // Places a moved entry and its policy word in a fresh segment (no tombstones, room guaranteed
+  // by the caller).
   template <class OnMove>
-  void place_moved(SegmentType* target, std::uint64_t h, SlotType& from, OnMove& on_move) {
+  void place_moved(SegmentType* target, std::uint64_t h, SlotType& from, MetaWord& from_word,
+                   OnMove& on_move) {
     std::uint32_t g = home_group(h, target->group_total);
     for (;;) {
       GroupType* group = target->groups() + g;
@@ -736,10 +832,13 @@ class SegmentedTable {
       if (empty) {
         const std::size_t lane = empty.lowest();
         SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
+        const std::uint32_t index = slot_index(g, lane);
+        MetaWord& word = word_at(target, index, *slot);
+        if constexpr (kMetaColumn) word = from_word;
         group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
         --target->growth_left;
         ++target->size;
-        on_move(*slot, make_slot_id(target->index, slot_index(g, lane)));
+        on_move(*slot, word, make_slot_id(target->index, index));
         return;
       }
       g = next_group(g, target->group_total);
@@ -754,7 +853,7 @@ class SegmentedTable {
       for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
         SlotType* slot = group->slot(lane);
         const std::uint64_t h = hash_(slot->key);
-        place_moved(pick(h), h, *slot, on_move);
+        place_moved(pick(h), h, *slot, word_at(seg, slot_index(g, lane), *slot), on_move);
         std::destroy_at(slot);
       }
     }
@@ -838,7 +937,9 @@ class SegmentedTable {
   unsigned directory_shift_ = 63;  // 64 - depth_
   std::size_t size_ = 0;
   std::size_t segment_bytes_ = 0;
-  std::size_t cursor_segment_ = 0;  // sweep position
+  bool column_on_ = false;           // segments carry a meta column (kMetaColumn only)
+  mutable MetaWord scratch_word_{};  // meta(ref) while the column is off: means nothing
+  std::size_t cursor_segment_ = 0;   // sweep position
   std::uint32_t cursor_slot_ = 0;
   // Per segment index, kMaskWords words: bit c of the segment's mask = chunk c pending.
   static constexpr unsigned kMaskWords = kCaptureChunks / 64;

@@ -36,9 +36,12 @@ struct Marker {
 };
 
 using AimedTable = SegmentedTable<std::uint64_t, int, Marker, IdentityHash, std::equal_to<>>;
+// The same with the marker in a meta column (switched on by the tests that use it).
+using ColumnTable =
+    SegmentedTable<std::uint64_t, int, MetaColumn<Marker>, IdentityHash, std::equal_to<>>;
 using IntTable = SegmentedTable<int, int, TtlOnly::Meta, DefaultHash<int>, std::equal_to<>>;
 
-constexpr auto kIgnoreMoves = [](auto&, SlotId) {};
+constexpr auto kIgnoreMoves = [](auto&, auto&, SlotId) {};
 
 // A key (= hash) whose home group in a segment of `groups` groups is `group`, and whose tag is
 // `tag`: bits 7..31 are the smallest fraction that lands in `group`, bits 0..6 the tag. `unique`
@@ -59,7 +62,7 @@ std::uint64_t with_prefix(std::uint64_t prefix, unsigned bits, std::uint64_t i) 
 AimedTable::Ref insert(AimedTable& table, std::uint64_t key) {
   const AimedTable::Ref ref =
       table.insert_absent(key, static_cast<int>(key % 1000), key, 1, kIgnoreMoves);
-  ref.slot->meta.of_key = key;
+  table.meta(ref).of_key = key;
   return ref;
 }
 
@@ -128,7 +131,7 @@ TEST(SegmentedTable, AnEraseInAGroupWithAnEmptySlotLeavesNoTombstone) {
   AimedTable table;
   make_four_groups(table);
   std::size_t moves = 0;
-  auto count_moves = [&](AimedTable::SlotType&, SlotId) { ++moves; };
+  auto count_moves = [&](AimedTable::SlotType&, Marker&, SlotId) { ++moves; };
   for (std::uint64_t i = 0; i < 14; ++i) insert(table, aimed(0, i, i + 1));
   for (std::uint64_t i = 0; i < 14; ++i)
     table.erase_at(table.find(aimed(0, i, i + 1), aimed(0, i, i + 1)));
@@ -211,13 +214,14 @@ TEST(SegmentedTable, DirectoryDoublesOnlyWhenASegmentAtFullDepthSplits) {
 }
 
 // Every relocation (doubling rebuilds, same-size rebuilds that drop tombstones, splits and
-// reserve) must reach on_move with the entry's new SlotId, or a policy would lose track of it.
-TEST(SegmentedTable, OnMoveReportsEveryRelocatedEntryWithItsNewSlotId) {
-  AimedTable table;
+// reserve) must reach on_move with the entry's new SlotId, or a policy would lose track of it;
+// the entry's policy word moves with it, in the slot or in the meta column.
+template <class Table>
+void expect_on_move_reports_every_relocation(Table& table) {
   std::unordered_map<std::uint64_t, SlotId> where;
   std::size_t moves = 0;
-  auto on_move = [&](AimedTable::SlotType& slot, SlotId id) {
-    ASSERT_EQ(slot.meta.of_key, slot.key) << "the move lost the slot's policy metadata";
+  auto on_move = [&](typename Table::SlotType& slot, Marker& meta, SlotId id) {
+    ASSERT_EQ(meta.of_key, slot.key) << "the move lost the entry's policy metadata";
     where[slot.key] = id;
     ++moves;
   };
@@ -231,8 +235,9 @@ TEST(SegmentedTable, OnMoveReportsEveryRelocatedEntryWithItsNewSlotId) {
   std::uint64_t next = 0;
   auto add = [&] {
     const std::uint64_t key = with_prefix(0, 0, next++);
-    const AimedTable::Ref ref = table.insert_absent(key, 0, key, 1, on_move);
-    ref.slot->meta.of_key = key;
+    const typename Table::Ref ref = table.insert_absent(key, 0, key, 1, on_move);
+    EXPECT_EQ(table.meta(ref).of_key, 0u) << "a new entry's word starts value-initialised";
+    table.meta(ref).of_key = key;
     where[key] = ref.id();
   };
   // Growth inside one segment: rebuilds a fifth larger each time, from 1 group to 256.
@@ -265,6 +270,72 @@ TEST(SegmentedTable, OnMoveReportsEveryRelocatedEntryWithItsNewSlotId) {
   expect_ids_current();
 }
 
+TEST(SegmentedTable, OnMoveReportsEveryRelocatedEntryWithItsNewSlotId) {
+  AimedTable table;
+  expect_on_move_reports_every_relocation(table);
+}
+
+TEST(SegmentedTable, OnMoveCarriesTheWordInTheMetaColumn) {
+  ColumnTable table;
+  table.set_meta_column(true);
+  expect_on_move_reports_every_relocation(table);
+}
+
+// Switching the column on or off keeps every entry at its SlotId with its key, value and
+// deadline, and the column's bytes come and go with it: 4 bytes a slot for a 4-byte word.
+TEST(SegmentedTable, TheMetaColumnComesAndGoesWithEveryEntryInPlace) {
+  ColumnTable table;
+  std::vector<std::pair<std::uint64_t, SlotId>> ids;
+  for (std::uint64_t i = 0; i < 30'000; ++i) {
+    const std::uint64_t key = with_prefix(0, 0, i);
+    table.insert_absent(key, static_cast<int>(key % 1000), key, static_cast<StoredDeadline>(i + 1),
+                        kIgnoreMoves);
+  }
+  for (std::uint64_t i = 0; i < 30'000; ++i) {  // growth moved them: where they are now
+    const std::uint64_t key = with_prefix(0, 0, i);
+    ids.emplace_back(key, table.find(key, key).id());
+  }
+  for (std::size_t i = 0; i < ids.size(); i += 3) {  // tombstones and empties must stay as they are
+    table.erase_at(table.at(ids[i].second));
+    ids[i].second = ~SlotId{0};
+  }
+  const std::size_t slots = table.capacity();
+  const std::size_t bytes_without = table.memory_bytes();
+  auto expect_in_place = [&] {
+    std::size_t i = 0;
+    for (const auto& [key, id] : ids) {
+      ++i;
+      if (id == ~SlotId{0}) {
+        EXPECT_FALSE(table.find(key, key)) << key;
+        continue;
+      }
+      const ColumnTable::Ref ref = table.at(id);
+      ASSERT_EQ(ref.slot->key, key);
+      EXPECT_EQ(table.find(key, key).slot, ref.slot);
+      EXPECT_EQ(ref.slot->value, static_cast<int>(key % 1000));
+      EXPECT_EQ(ref.slot->deadline, static_cast<StoredDeadline>(i));
+    }
+    EXPECT_EQ(table.capacity(), slots);
+  };
+
+  table.set_meta_column(true);
+  expect_in_place();
+  EXPECT_EQ(table.memory_bytes(), bytes_without + slots * sizeof(Marker));
+  for (const auto& [key, id] : ids) {
+    if (id == ~SlotId{0}) continue;
+    EXPECT_EQ(table.meta(table.at(id)).of_key, 0u);
+    table.meta(table.at(id)).of_key = key;
+  }
+  for (const auto& [key, id] : ids) {
+    if (id == ~SlotId{0}) continue;
+    EXPECT_EQ(table.meta(table.at(id)).of_key, key);
+  }
+
+  table.set_meta_column(false);
+  expect_in_place();
+  EXPECT_EQ(table.memory_bytes(), bytes_without);
+}
+
 // Four groups, three of them full and growth used up; ten erasures in a full group leave
 // tombstones, so the next insert that needs an empty slot rebuilds at the same size.
 TEST(SegmentedTable, ASameSizeRebuildDropsTombstonesAndReportsEveryMove) {
@@ -281,12 +352,12 @@ TEST(SegmentedTable, ASameSizeRebuildDropsTombstonesAndReportsEveryMove) {
   for (std::size_t i = 0; i < 10; ++i) table.erase_at(table.find(keys[i], keys[i]));
   keys.erase(keys.begin(), keys.begin() + 10);
   std::unordered_map<std::uint64_t, SlotId> where;
-  auto on_move = [&](AimedTable::SlotType& slot, SlotId id) {
-    EXPECT_EQ(slot.meta.of_key, slot.key);
+  auto on_move = [&](AimedTable::SlotType& slot, Marker& meta, SlotId id) {
+    EXPECT_EQ(meta.of_key, slot.key);
     EXPECT_TRUE(where.emplace(slot.key, id).second) << "moved twice";
   };
   const std::uint64_t fresh = aimed(3, 0, 999);
-  table.insert_absent(fresh, static_cast<int>(fresh % 1000), fresh, 1, on_move).slot->meta.of_key =
+  table.meta(table.insert_absent(fresh, static_cast<int>(fresh % 1000), fresh, 1, on_move)).of_key =
       fresh;
   EXPECT_EQ(where.size(), keys.size()) << "every old entry moves in a rebuild";
   for (const auto& [key, id] : where) EXPECT_EQ(table.at(id).slot->key, key);

@@ -133,12 +133,10 @@ void object_container(CommandContext& ctx) {
 
 // ---- MEMORY --------------------------------------------------------------------------------
 
-// The table slot one entry occupies plus its control byte: our counterpart of the dictEntry
-// Redis adds to a key's usage (neither charges the share of empty slots or buckets).
-constexpr std::size_t kEntryTableBytes = Engine::slot_bytes();
-
 // MEMORY USAGE key [SAMPLES count]: the record's heap block (key and value together: what malloc
-// handed out, size-class rounding and growth room included) plus the entry's table slot. SAMPLES
+// handed out, size-class rounding and growth room included) plus the entry's table slot, control
+// byte and policy word (Engine::entry_table_bytes): our counterpart of the dictEntry Redis adds to
+// a key's usage (neither charges the share of empty slots or buckets). SAMPLES
 // only matters for collections; it is parsed and checked as Redis does. Not byte-equal to Redis's
 // figure, whose object layout differs (robj headers, jemalloc size classes). The read counts a
 // keyspace hit, which Redis's (a bare dictFind) does not: Db::find is the only way to the record.
@@ -156,7 +154,8 @@ void memory_usage(CommandContext& ctx) {
   if (record == nullptr) return ctx.reply.null();
   // A signedness cast between 64-bit types, not a widening.
   // NOLINTNEXTLINE(bugprone-misplaced-widening-cast)
-  ctx.reply.integer(static_cast<long long>(record->heap_bytes() + kEntryTableBytes));
+  ctx.reply.integer(
+      static_cast<long long>(record->heap_bytes() + ctx.db().engine().entry_table_bytes()));
 }
 
 std::size_t allocated_bytes() {

@@ -51,8 +51,9 @@ enum class EnginePolicy : std::uint8_t { kNone, kLru, kLfu, kSieve, kS3Fifo, kWT
 static_assert(static_cast<std::size_t>(EnginePolicy::kWTinyLfu) + 1 == ServerPolicy::kAlternatives);
 using Engine = chronocache::Cache<Blob, NoValue, ServerPolicy, LoopClock, BlobHash, BlobEq>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
-static_assert(Engine::slot_bytes() == 17,
-              "a slot is a Blob, a 32-bit deadline and the policy's 4-byte word: 16 bytes");
+static_assert(Engine::slot_bytes() == 13,
+              "a slot is a Blob and a 32-bit deadline: 12 bytes and a control byte (the policy's "
+              "word, while a policy keeps one, is in the table's meta column)");
 
 // Clients WATCHing keys: a Db reports each changed key here, and EXEC of a transaction whose
 // watched key changed fails. Empty (and free to consult) while nobody watches.
