@@ -238,12 +238,15 @@ def send_checked(server, batches, reply):
                 sys.exit(f"{server.name} answered {got[:200]!r}")
 
 
-def load_keys(server, keys, value, batch=10_000):
-    """SET key:<n> <value> EX 3600 for n in [0, keys), pipelined in batches on one socket."""
+def load_keys(server, keys, value, batch=10_000, ttl=True):
+    """SET key:<n> <value> EX 3600 (no EX when not `ttl`) for n in [0, keys), pipelined in
+    batches on one socket."""
+    expiry = (b"EX", b"3600") if ttl else ()
+
     def batches():
         for start in range(0, keys, batch):
             end = min(keys, start + batch)
-            yield (b"".join(encode((b"SET", b"key:%d" % n, value, b"EX", b"3600"))
+            yield (b"".join(encode((b"SET", b"key:%d" % n, value) + expiry)
                             for n in range(start, end)), end - start)
     send_checked(server, batches(), b"+OK\r\n")
 
@@ -257,7 +260,7 @@ def memory_table(args):
         try:
             before = server.rss_bytes()
             log(f"loading {args.memory_keys:,} keys into {name}")
-            load_keys(server, args.memory_keys, value)
+            load_keys(server, args.memory_keys, value, ttl=not args.memory_no_ttl)
             dbsize = server.command("DBSIZE")
             if dbsize != b":%d\r\n" % args.memory_keys:
                 sys.exit(f"{name}: DBSIZE answered {dbsize!r}, expected {args.memory_keys}")
@@ -318,6 +321,8 @@ def main():
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--memory-keys", type=int, default=1_000_000)
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--memory-no-ttl", action="store_true",
+                        help="load the memory table's keys without EX")
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--bench-cpu", type=int, default=1)
     args = parser.parse_args()

@@ -659,15 +659,17 @@ class Cache {
   }
 
   // scan()'s walk for a host that keeps its keys' bytes elsewhere (the server's records in a
-  // RecordArena): calls fn(K&) for each stored entry, live or not, of about `slots` slots from
-  // `cursor`, and returns the next cursor, 0 when the walk is complete. fn may move the key's
-  // storage, but must leave everything the cache sees of it as it was: its hash, its equality,
-  // and the bytes a capture would deliver. So nothing is handed over to a running capture, and
-  // the table does not change.
+  // RecordArena): calls fn(K&, TimePoint deadline) for each stored entry, live or not, of about
+  // `slots` slots from `cursor`, and returns the next cursor, 0 when the walk is complete. fn may
+  // move the key's storage, but must leave everything the cache sees of it as it was: its hash,
+  // its equality, and the bytes a capture would deliver. So nothing is handed over to a running
+  // capture, and the table does not change. (The deadline lets it leave alone what expiry is
+  // about to free.)
   template <class Fn>
   std::uint64_t rewrite_keys(std::uint64_t cursor, std::size_t slots, Fn&& fn) {
-    return table_.scan(cursor, std::max<std::size_t>(slots, 1),
-                       [&](const Slot& slot) { fn(const_cast<K&>(slot.key)); });
+    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Slot& slot) {
+      fn(const_cast<K&>(slot.key), stored_deadline(slot));
+    });
   }
 
   // A live entry's key chosen from `random` (a few tries past expired ones), or nullptr.

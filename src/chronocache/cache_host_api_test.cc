@@ -155,22 +155,30 @@ TEST(CacheHostApi, ScanReportsEveryEntryPresentThroughoutWhileTheTableGrows) {
 }
 
 // A host that moves its keys' storage (the server's records in a RecordArena) walks with
-// rewrite_keys: every stored entry, expired ones too, is handed over mutable; keys it replaces
-// with equal ones are still found, with their values.
+// rewrite_keys: every stored entry, expired ones too, is handed over mutable with its deadline;
+// keys it replaces with equal ones are still found, with their values.
 TEST(CacheHostApi, RewriteKeysHandsEveryStoredKeyOverAndKeepsReplacedOnesFindable) {
   StringCache cache;
   for (int i = 0; i < 3000; ++i) cache.put("key:" + std::to_string(i), std::to_string(i), 10s);
   cache.put("expiring", "x", 1s);
+  cache.put("persistent", "p");
+  const TimePoint start = cache.clock().now();
   cache.clock().advance(2s);  // stored, no longer live: a rewrite walk still sees it
   std::set<std::string> seen;
   std::uint64_t cursor = 0;
   do {
-    cursor = cache.rewrite_keys(cursor, 100, [&](std::string& key) {
+    cursor = cache.rewrite_keys(cursor, 100, [&](std::string& key, TimePoint deadline) {
       seen.insert(key);
+      if (key == "expiring")
+        EXPECT_EQ(deadline, start + 1s);
+      else if (key == "persistent")
+        EXPECT_EQ(deadline, kNoExpiry);
+      else
+        EXPECT_EQ(deadline, start + 10s) << key;
       key = std::string(key.data(), key.size());  // new storage, same key
     });
   } while (cursor != 0);
-  EXPECT_EQ(seen.size(), 3001u);
+  EXPECT_EQ(seen.size(), 3002u);
   EXPECT_TRUE(seen.count("expiring") == 1);
   for (int i = 0; i < 3000; ++i)
     ASSERT_EQ(cache.get("key:" + std::to_string(i)), std::to_string(i)) << i;

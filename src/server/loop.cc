@@ -406,7 +406,7 @@ void Loop::expire_slice() {
 // moves a million records takes ~400 such slices, 1 ms apart.
 void Loop::compact_slice() {
   const auto stop_at = std::chrono::steady_clock::now() + kExpirySliceBudget;
-  state_.compactor.step([&] { return std::chrono::steady_clock::now() < stop_at; });
+  state_.compactor.step(now_, [&] { return std::chrono::steady_clock::now() < stop_at; });
 }
 
 }  // namespace chronocached

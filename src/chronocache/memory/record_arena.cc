@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -161,6 +162,7 @@ void RecordArena::deallocate_packed_here(void* record, PageInfo* page) noexcept 
   if (page->live == 0) {
     if (page->evacuating) {
       state.evacuating.remove(page);
+      --evacuating_pages_;
     } else if (page->has_room) {
       state.with_room.remove(page);
     }
@@ -256,6 +258,9 @@ bool RecordArena::map_chunk() noexcept {
   chunk->next = chunks_head_;
   chunks_head_ = chunk;
   ++chunks_;
+  // 8 bytes a 4 MiB chunk; chunks are unmapped only with the arena.
+  chunk_addresses_.insert(
+      std::upper_bound(chunk_addresses_.begin(), chunk_addresses_.end(), aligned), aligned);
   // Pages in address order, first out first: a filling arena touches its memory sequentially.
   for (std::size_t i = kPagesPerChunk; i-- > 1;) empty_released_.push_front(&chunk->pages[i]);
   return true;
@@ -281,6 +286,7 @@ void RecordArena::release_marks(ClassState& state) noexcept {
   state.recent = nullptr;  // the plan may mark it
   while (PageInfo* page = state.evacuating.head) {
     state.evacuating.remove(page);
+    --evacuating_pages_;
     page->evacuating = false;
     const std::size_t size = SizeClasses::bytes_of(page->size_class);
     if (page->free_records != nullptr || page->bump + size <= kPageBytes) {
@@ -313,6 +319,7 @@ std::size_t RecordArena::plan_compaction() noexcept {
           page->has_room = false;
           page->evacuating = true;
           state.evacuating.push_back(page);
+          ++evacuating_pages_;
           to_move += page->live;
           ++marked;
         }
@@ -329,6 +336,13 @@ bool RecordArena::should_relocate(const void* record, std::size_t bytes) const n
 
 bool RecordArena::wants_moved(const void* packed_record) noexcept {
   return page_info(packed_record)->evacuating;
+}
+
+bool RecordArena::holds_evacuating(const void* address) const noexcept {
+  if (evacuating_pages_ == 0) return false;
+  const std::uintptr_t chunk = reinterpret_cast<std::uintptr_t>(address) & ~(kChunkBytes - 1);
+  return std::binary_search(chunk_addresses_.begin(), chunk_addresses_.end(), chunk) &&
+         wants_moved(address);
 }
 
 }  // namespace chronocache

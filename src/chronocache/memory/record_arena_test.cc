@@ -203,12 +203,28 @@ TEST(RecordArena, CompactionEmptiesSparsePagesThroughTheOwnersMoves) {
       model.remove(arena, p);
   }
   EXPECT_EQ(arena.pages_in_use(), 40u);
+  for (void* p : kept) EXPECT_FALSE(arena.holds_evacuating(p)) << "no plan, nothing to move";
   EXPECT_GT(arena.plan_compaction(), 0u);
+  // From the address alone, the same answer as from the record; a heap record and memory that
+  // is not the arena's are never on its pages.
+  std::size_t to_move = 0;
+  for (void* p : kept) {
+    EXPECT_EQ(arena.holds_evacuating(p), arena.should_relocate(p, 40));
+    to_move += arena.holds_evacuating(p) ? 1 : 0;
+  }
+  EXPECT_GT(to_move, 0u);
+  void* heap_record = arena.allocate(100'000);
+  EXPECT_FALSE(arena.holds_evacuating(heap_record));
+  arena.deallocate(heap_record, 100'000);
+  RecordArena other;
+  void* elsewhere = other.allocate(40);
+  EXPECT_FALSE(arena.holds_evacuating(elsewhere));
+  other.deallocate(elsewhere, 40);
 
   // The owner's walk: move what the arena asks for, as an engine's sweep would.
   for (int round = 0; round < 3; ++round) {
     for (void*& p : kept) {
-      if (!arena.should_relocate(p, 40)) continue;
+      if (!arena.holds_evacuating(p)) continue;
       const unsigned char fill = model.live.at(p).fill;
       void* moved = model.add(arena, 40, fill);
       model.remove(arena, p);
@@ -220,6 +236,7 @@ TEST(RecordArena, CompactionEmptiesSparsePagesThroughTheOwnersMoves) {
   const std::size_t needed = (kept.size() + per_page - 1) / per_page;
   EXPECT_LE(arena.pages_in_use(), needed + 2);
   for (void* p : kept) EXPECT_FALSE(arena.should_relocate(p, 40));
+  for (void* p : kept) EXPECT_FALSE(arena.holds_evacuating(p));
   for (void* p : kept) model.remove(arena, p);
   EXPECT_EQ(arena.pages_in_use(), 0u);
 }

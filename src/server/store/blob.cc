@@ -189,9 +189,9 @@ Blob::Resize Blob::write_at(std::size_t offset, std::string_view data) {
   return resize;
 }
 
-bool Blob::compact() {
-  if (!packed() || !RecordArena::wants_moved(block())) return false;
-  void* fresh = RecordArena::owner_of(block()).allocate(RecordArena::packed_bytes(block()));
+bool Blob::compact(RecordArena& arena) {
+  if (!arena.holds_evacuating(block())) return false;
+  void* fresh = arena.allocate(RecordArena::packed_bytes(block()));
   if (fresh == nullptr) return false;  // no memory to move into: it stays where it is
   const Layout l = layout();
   const char* end = l.value + l.value_size;  // the room past the value holds nothing to keep

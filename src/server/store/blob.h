@@ -98,10 +98,11 @@ class Blob {
   void mark_grown() noexcept {
     if (block() != nullptr) block()[0] |= kGrownBit;
   }
-  // Moves a packed record whose page its arena is evacuating (RecordArena::plan_compaction) to a
+  // Moves a record that `arena` is evacuating the page of (RecordArena::plan_compaction) to a
   // page the arena keeps; true when it moved. The same class, so heap_bytes() does not change;
-  // views of the old block die. Under the arena's serialisation, as any change of the record.
-  bool compact();
+  // views of the old block die. Reads the record only when it moves. Under the arena's
+  // serialisation, as any change of the record.
+  bool compact(chronocache::RecordArena& arena);
   // Starts loading the block's first bytes (header and key) into the cache.
   void prefetch() const noexcept { __builtin_prefetch(block()); }
   // Bytes this Blob's block takes: its arena class's size when packed; on the heap, what malloc

@@ -261,10 +261,12 @@ class Db {
     return record->key();
   }
   // Moves the records of about `slots` slots from `cursor` that the arena is evacuating
-  // (Blob::compact); adds how many moved to `moved` and returns the next cursor, 0 at the end.
-  std::uint64_t compact_records(std::uint64_t cursor, std::size_t slots, std::size_t& moved) {
-    return engine_->rewrite_keys(cursor, slots, [&](Blob& record) {
-      if (record.compact()) ++moved;
+  // (Blob::compact), except those due before `spare_due_before` (expiry frees them soon enough);
+  // adds how many moved to `moved` and returns the next cursor, 0 at the end.
+  std::uint64_t compact_records(std::uint64_t cursor, std::size_t slots, TimePoint spare_due_before,
+                                std::size_t& moved) {
+    return engine_->rewrite_keys(cursor, slots, [&](Blob& record, TimePoint deadline) {
+      if (deadline >= spare_due_before && record.compact(*arena_)) ++moved;
     });
   }
   // Frees expired entries among at most `slots` slots; returns how many.

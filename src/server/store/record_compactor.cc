@@ -9,9 +9,9 @@ bool RecordCompactor::worth_a_pass() const {
          waste * 100 > arena.packed_record_bytes() * settings_.threshold_percent;
 }
 
-void RecordCompactor::step(const std::function<bool()>& keep_going) {
+void RecordCompactor::step(TimePoint now, const std::function<bool()>& keep_going) {
   if (!running_) {
-    if (!settings_.enabled || !worth_a_pass()) return;
+    if (!settings_.enabled || now < next_pass_at_ || !worth_a_pass()) return;
     if (keyspace_->arena().plan_compaction() == 0) return;  // nothing the plan could empty
     running_ = true;
     ++passes_;
@@ -20,10 +20,14 @@ void RecordCompactor::step(const std::function<bool()>& keep_going) {
   }
   std::size_t moved = 0;
   while (keep_going()) {
-    cursor_ = keyspace_->db(db_).compact_records(cursor_, kSlotsPerCheck, moved);
+    cursor_ =
+        keyspace_->db(db_).compact_records(cursor_, kSlotsPerCheck, now + kSpareHorizon, moved);
     if (cursor_ != 0) continue;
     if (++db_ < keyspace_->count()) continue;
-    running_ = false;  // every database walked: the marked pages have emptied
+    // Every database walked: the marked pages have emptied, or will as their spared records
+    // expire.
+    running_ = false;
+    next_pass_at_ = now + kPassCooldown;
     break;
   }
   moved_ += moved;
