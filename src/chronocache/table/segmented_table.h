@@ -198,7 +198,7 @@ class SegmentedTable {
   }
 
   // ---- The meta column (tables whose Meta is MetaColumn<W>) -----------------------------------
-  bool meta_column() const noexcept { return column_on_; }
+  bool meta_column() const noexcept { return kMetaColumn && column_on_; }
   // Gives every segment a meta column, its words value-initialised, or takes it away. Every entry
   // keeps its SlotId (each segment is copied with the same groups, lane for lane), so policies,
   // scan cursors, the sweep and a running capture all stay valid. O(n); Refs die. Peak memory is
@@ -316,7 +316,9 @@ class SegmentedTable {
       const bool claims_empty = group->ctrl[lane] == kEmpty;
       ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)),
                                              deadline, typename MetaLayout<Meta>::InSlot{}};
-      if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
+      if constexpr (kMetaColumn) {
+        if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
+      }
       group->ctrl[lane] = tag;
       seg->growth_left -= claims_empty ? 1 : 0;
       ++seg->size;
@@ -667,7 +669,7 @@ class SegmentedTable {
     return std::size_t{seg->size} * 32 <= std::size_t{seg->capacity()} * 25;
   }
 
-  std::size_t column_word_bytes() const noexcept { return column_on_ ? sizeof(MetaWord) : 0; }
+  std::size_t column_word_bytes() const noexcept { return meta_column() ? sizeof(MetaWord) : 0; }
   std::size_t bytes_for(std::uint32_t groups) const noexcept {
     return SegmentType::bytes_for(groups, column_word_bytes());
   }
