@@ -202,8 +202,9 @@ class SegmentedTable {
   // Gives every segment a meta column, its words value-initialised, or takes it away. Every entry
   // keeps its SlotId (each segment is copied with the same groups, lane for lane), so policies,
   // scan cursors, the sweep and a running capture all stay valid. O(n); Refs die. Peak memory is
-  // the table plus one segment.
-  void set_meta_column(bool on) requires kMetaColumn {
+  // the table plus one segment. noexcept: out of memory halfway, segments of both layouts would
+  // remain, so the process stops (std::terminate) rather than go on with a broken table.
+  void set_meta_column(bool on) noexcept requires kMetaColumn {
     if (on == column_on_) return;
     const std::size_t old_word = column_word_bytes();
     column_on_ = on;
