@@ -394,7 +394,8 @@ void Loop::housekeeping() {
 // One slice of active expiry over every database, within kExpirySliceBudget in all. With DEBUG
 // SET-ACTIVE-EXPIRE 0 nothing is swept and no debt accrues (turning it back on starts afresh).
 void Loop::expire_slice() {
-  const auto stop_at = std::chrono::steady_clock::now() + kExpirySliceBudget;
+  const auto start = std::chrono::steady_clock::now();
+  const auto stop_at = start + kExpirySliceBudget;
   const auto keep_going = [&] { return std::chrono::steady_clock::now() < stop_at; };
   for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
     chronocache::ExpiryPacer& pacer = expiry_pacers_[i];
@@ -405,6 +406,9 @@ void Loop::expire_slice() {
     SweptDb db(state_.keyspace.db(i));
     chronocache::reclaim_slice(db, pacer, now_, keep_going);
   }
+  state_.stats.expire_cycle_ns += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
 }
 
 // One slice of the records' compaction (activedefrag), within the expiry's budget: a pass that

@@ -61,6 +61,9 @@ struct ServerStats {
   std::uint64_t expired_keys_reset = 0;
   std::uint64_t evicted_keys_reset = 0;
   std::uint64_t total_error_replies = 0;
+  // Wall time spent in active expiry's slices (Redis's expire_cycle_cpu_milliseconds, which
+  // times its cycles the same way).
+  std::uint64_t expire_cycle_ns = 0;
   // The state lock (loop.h), for INFO's threads figures: how often it was taken, and the
   // time-stamp-counter cycles it was held and waited for (cycle_clock.h).
   std::uint64_t lock_acquisitions = 0;

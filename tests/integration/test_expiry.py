@@ -58,9 +58,13 @@ def test_keys_with_ttls_expire_without_reads_and_free_their_memory(r, malloc_is_
     assert keyspace(r)["keys"] == 25000
     assert keyspace(r)["expires"] == pytest.approx(20000, rel=0.1)  # sampled on large databases
     memory_loaded = r.info("memory")["used_memory"]
+    started = time.monotonic()
     advance(r, 200_000)  # every volatile deadline has passed; nobody reads those keys
     assert wait_for(lambda: r.dbsize() == 5000, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     assert expired_keys(r) == 20000
+    # The sweep's time, as Redis reports it: never more than the time that passed.
+    cycle_ms = r.info("stats")["expire_cycle_cpu_milliseconds"]
+    assert cycle_ms <= (time.monotonic() - started) * 1000 + 1
     assert keyspace(r)["keys"] == 5000
     assert keyspace(r)["expires"] == 0
     # Each record is freed as its key expires: 20 K records of 28-32 bytes, each the arena's
@@ -68,6 +72,16 @@ def test_keys_with_ttls_expire_without_reads_and_free_their_memory(r, malloc_is_
     if malloc_is_glibc:
         assert r.info("memory")["used_memory"] <= memory_loaded - 20000 * 32
     assert r.get("persistent:4999") == "v" * 16
+
+
+def test_config_resetstat_clears_the_expire_cycle_time(r):
+    # 200 K expirations take a few milliseconds of sweeping even in Release (~25 ns each).
+    load(r, "k", 200_000, ttl_ms=(1_000, 2_000))
+    advance(r, 5_000)
+    assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
+    assert r.info("stats")["expire_cycle_cpu_milliseconds"] >= 1
+    r.config_resetstat()
+    assert r.info("stats")["expire_cycle_cpu_milliseconds"] == 0  # nothing is due: slices idle
 
 
 def test_keys_expire_progressively_and_none_before_their_deadline(r):

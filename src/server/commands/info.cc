@@ -291,6 +291,7 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("expired_keys", since_reset(engine.expired, stats.expired_keys_reset));
   info.fixed("expired_stale_perc", 0, 2);
   info.field("expired_time_cap_reached_count", 0);
+  info.field("expire_cycle_cpu_milliseconds", stats.expire_cycle_ns / 1'000'000);
   info.field("evicted_keys", since_reset(server.memory.evicted(), stats.evicted_keys_reset));
   info.field("evicted_clients", 0);
   info.field("total_eviction_exceeded_time", server.memory.exceeded_usec() / 1000);
@@ -503,6 +504,7 @@ void reset_stats(ServerState& server) {
     loop->output.store(0, std::memory_order_relaxed);
   }
   stats.total_error_replies = 0;
+  stats.expire_cycle_ns = 0;
   stats.lock_acquisitions = 0;
   stats.lock_held_cycles = 0;
   stats.lock_wait_cycles = 0;
