@@ -226,8 +226,7 @@ class SegmentedTable {
       }
       if (on)
         std::uninitialized_value_construct_n(fresh->template column<MetaWord>(), fresh->capacity());
-      segment_bytes_ -= SegmentType::bytes_for(seg->group_count(), old_word);
-      ::operator delete (seg, std::align_val_t{64});
+      release(seg, old_word);
       segments_[fresh->index] = fresh;
       point_directory(first, count, fresh);
       first += count;
@@ -731,8 +730,11 @@ class SegmentedTable {
     return seg;
   }
 
-  void release(SegmentType* seg) noexcept {
-    segment_bytes_ -= bytes_for(seg->group_count());
+  // `column_word`: the width of the meta column `seg` was laid out with, when that is not the
+  // current one (set_meta_column releases segments of the layout it is leaving).
+  void release(SegmentType* seg) noexcept { release(seg, column_word_bytes()); }
+  void release(SegmentType* seg, std::size_t column_word) noexcept {
+    segment_bytes_ -= SegmentType::bytes_for(seg->group_count(), column_word);
     ::operator delete (seg, std::align_val_t{64});
   }
 

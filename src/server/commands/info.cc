@@ -301,12 +301,12 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("total_forks", 0);
   info.field("migrate_cached_sockets", 0);
   info.field("slave_expires_tracked_keys", 0);
-  // Records the compaction moved (store/record_compactor.h); a miss is a record it looked at
-  // and left, which our walk does not count.
+  // Records the compaction moved (store/record_compactor.h); a miss is one on an evacuating page
+  // that it left where it was (due soon, or no memory to move it into).
   info.field("active_defrag_hits", server.compactor.moved());
-  info.field("active_defrag_misses", 0);
+  info.field("active_defrag_misses", server.compactor.spared());
   info.field("active_defrag_key_hits", server.compactor.moved());
-  info.field("active_defrag_key_misses", 0);
+  info.field("active_defrag_key_misses", server.compactor.spared());
   info.field("total_error_replies", stats.total_error_replies);
 }
 

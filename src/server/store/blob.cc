@@ -190,7 +190,7 @@ Blob::Resize Blob::write_at(std::size_t offset, std::string_view data) {
 }
 
 bool Blob::compact(RecordArena& arena) {
-  if (!arena.holds_evacuating(block())) return false;
+  CC_ASSERT(on_evacuating_page(arena));
   void* fresh = arena.allocate(RecordArena::packed_bytes(block()));
   if (fresh == nullptr) return false;  // no memory to move into: it stays where it is
   const Layout l = layout();

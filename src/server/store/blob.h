@@ -98,10 +98,15 @@ class Blob {
   void mark_grown() noexcept {
     if (block() != nullptr) block()[0] |= kGrownBit;
   }
-  // Moves a record that `arena` is evacuating the page of (RecordArena::plan_compaction) to a
-  // page the arena keeps; true when it moved. The same class, so heap_bytes() does not change;
-  // views of the old block die. Reads the record only when it moves. Under the arena's
-  // serialisation, as any change of the record.
+  // Whether the record sits on a page `arena` is evacuating (RecordArena::plan_compaction).
+  // Decided from the block's address: the record itself is not read.
+  bool on_evacuating_page(const chronocache::RecordArena& arena) const noexcept {
+    return arena.holds_evacuating(block());
+  }
+  // Moves a record on a page `arena` is evacuating (precondition: on_evacuating_page) to a page
+  // the arena keeps; false when there was no memory to move into and it stays. The same class, so
+  // heap_bytes() does not change; views of the old block die. Under the arena's serialisation, as
+  // any change of the record.
   bool compact(chronocache::RecordArena& arena);
   // Starts loading the block's first bytes (header and key) into the cache.
   void prefetch() const noexcept { __builtin_prefetch(block()); }

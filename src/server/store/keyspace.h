@@ -260,13 +260,23 @@ class Db {
     if (record == nullptr) return std::nullopt;
     return record->key();
   }
+  // What a compaction slice did with the records on evacuating pages.
+  struct CompactionTally {
+    std::size_t moved = 0;   // to a page the arena keeps
+    std::size_t spared = 0;  // left where they are: due soon, or no memory to move into
+  };
   // Moves the records of about `slots` slots from `cursor` that the arena is evacuating
   // (Blob::compact), except those due before `spare_due_before` (expiry frees them soon enough);
-  // adds how many moved to `moved` and returns the next cursor, 0 at the end.
+  // adds to `tally` and returns the next cursor, 0 at the end.
   std::uint64_t compact_records(std::uint64_t cursor, std::size_t slots, TimePoint spare_due_before,
-                                std::size_t& moved) {
+                                CompactionTally& tally) {
     return engine_->rewrite_keys(cursor, slots, [&](Blob& record, TimePoint deadline) {
-      if (deadline >= spare_due_before && record.compact(*arena_)) ++moved;
+      if (!record.on_evacuating_page(*arena_)) return;
+      if (deadline >= spare_due_before && record.compact(*arena_)) {
+        ++tally.moved;
+      } else {
+        ++tally.spared;
+      }
     });
   }
   // Frees expired entries among at most `slots` slots; returns how many.

@@ -18,10 +18,10 @@ void RecordCompactor::step(TimePoint now, const std::function<bool()>& keep_goin
     db_ = 0;
     cursor_ = 0;
   }
-  std::size_t moved = 0;
+  Db::CompactionTally tally;
   while (keep_going()) {
     cursor_ =
-        keyspace_->db(db_).compact_records(cursor_, kSlotsPerCheck, now + kSpareHorizon, moved);
+        keyspace_->db(db_).compact_records(cursor_, kSlotsPerCheck, now + kSpareHorizon, tally);
     if (cursor_ != 0) continue;
     if (++db_ < keyspace_->count()) continue;
     // Every database walked: the marked pages have emptied, or will as their spared records
@@ -30,7 +30,8 @@ void RecordCompactor::step(TimePoint now, const std::function<bool()>& keep_goin
     next_pass_at_ = now + kPassCooldown;
     break;
   }
-  moved_ += moved;
+  moved_ += tally.moved;
+  spared_ += tally.spared;
 }
 
 }  // namespace chronocached

@@ -55,9 +55,15 @@ class RecordCompactor {
   void step(TimePoint now, const std::function<bool()>& keep_going);
 
   bool running() const { return running_; }
-  std::uint64_t moved() const { return moved_; }    // records moved, ever (active_defrag_hits)
-  std::uint64_t passes() const { return passes_; }  // passes started
-  void reset_stats() { moved_ = 0; }
+  std::uint64_t moved() const { return moved_; }  // records moved (active_defrag_hits)
+  // Records on evacuating pages left where they were (active_defrag_misses): due within
+  // kSpareHorizon, or no memory to move them into.
+  std::uint64_t spared() const { return spared_; }
+  std::uint64_t passes() const { return passes_; }  // passes started, ever
+  void reset_stats() {
+    moved_ = 0;
+    spared_ = 0;
+  }
 
  private:
   // Whether the arena wastes more than both thresholds allow.
@@ -72,6 +78,7 @@ class RecordCompactor {
   std::size_t db_ = 0;        // the database the walk is in
   std::uint64_t cursor_ = 0;  // where in it
   std::uint64_t moved_ = 0;
+  std::uint64_t spared_ = 0;
   std::uint64_t passes_ = 0;
   TimePoint next_pass_at_{};  // kPassCooldown after the last pass ended
 };
