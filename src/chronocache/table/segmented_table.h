@@ -798,9 +798,35 @@ class SegmentedTable {
     }
   }
 
+  // visit_full_of for walks that read what each key points to (a rehash of the server's Blob,
+  // whose text lives in its record; a destroy that frees it), calling fn(slot, group, lane). For
+  // key types with a prefetch() member, the next group's keys start loading while this group's
+  // are visited, so the walk overlaps ~14 of those cache misses instead of taking them one by
+  // one. Other key types get the plain walk.
+  template <class Fn>
+  static void visit_full_prefetching(SegmentType* seg, Fn&& fn) {
+    constexpr bool kPrefetch = requires(const K& key) { key.prefetch(); };
+    const std::uint32_t groups = seg->group_count();
+    const auto prefetch_group = [seg](std::uint32_t g) {
+      if constexpr (kPrefetch) {
+        GroupType* group = seg->groups() + g;
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+          group->slot(lane)->key.prefetch();
+      }
+    };
+    prefetch_group(0);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      if (kPrefetch && g + 1 < groups) prefetch_group(g + 1);
+      GroupType* group = seg->groups() + g;
+      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane), g, lane);
+    }
+  }
+
   void destroy_all() noexcept {
     if constexpr (!std::is_trivially_destructible_v<SlotType>)
-      visit_full([](SlotType& slot) { std::destroy_at(&slot); });
+      for (SegmentType* seg : segments_)
+        visit_full_prefetching(
+            seg, [](SlotType& slot, std::uint32_t, std::size_t) { std::destroy_at(&slot); });
     for (SegmentType* seg : segments_) release(seg);
     segments_.clear();
     directory_.clear();
@@ -853,15 +879,11 @@ class SegmentedTable {
   // Moves every entry of `seg` into pick(hash)'s segment, then frees `seg`.
   template <class Pick, class OnMove>
   void move_all(SegmentType* seg, Pick pick, OnMove& on_move) {
-    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
-        SlotType* slot = group->slot(lane);
-        const std::uint64_t h = hash_(slot->key);
-        place_moved(pick(h), h, *slot, word_at(seg, slot_index(g, lane), *slot), on_move);
-        std::destroy_at(slot);
-      }
-    }
+    visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t g, std::size_t lane) {
+      const std::uint64_t h = hash_(slot.key);
+      place_moved(pick(h), h, slot, word_at(seg, slot_index(g, lane), slot), on_move);
+      std::destroy_at(&slot);
+    });
     release(seg);
   }
 
@@ -916,7 +938,9 @@ class SegmentedTable {
     // Each half is fitted to the entries it receives, so a split grows the table by a fifth,
     // as any other growth step does, however unevenly the hash divides the keys.
     std::size_t high_entries = 0;
-    visit_full_of(seg, [&](SlotType& slot) { high_entries += (hash_(slot.key) & split_bit) != 0; });
+    visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t, std::size_t) {
+      high_entries += (hash_(slot.key) & split_bit) != 0;
+    });
     SegmentType* low =
         allocate(fitted_groups(seg->size - high_entries), index, child_depth, next_generation(seg));
     SegmentType* high =
