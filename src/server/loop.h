@@ -18,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -93,8 +94,12 @@ class Loop final : public SessionHost {
   // The tick period: the housekeeping period, shortened on loop 0 while expiry has work.
   int tick_ms() const CC_REQUIRES(state_.mu);
   void housekeeping() CC_REQUIRES(state_.mu);
-  void expire_slice() CC_REQUIRES(state_.mu);
-  void compact_slice() CC_REQUIRES(state_.mu);
+  // Background work, each until `stop_at` (the tick's kBackgroundSliceBudget, shared).
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  void expire_slice(SteadyTime stop_at) CC_REQUIRES(state_.mu);
+  bool refit_loose_segments(SteadyTime stop_at) CC_REQUIRES(state_.mu);
+  bool expiry_may_be_due() const CC_REQUIRES(state_.mu);  // some database may hold expired keys
+  void compact_slice(SteadyTime stop_at) CC_REQUIRES(state_.mu);
 
   ServerState& state_;
   const std::size_t index_;
@@ -119,6 +124,7 @@ class Loop final : public SessionHost {
 
   int tick_ms_ = 100;
   chronocache::TimePoint next_housekeeping_{};
+  bool loose_segments_left_ = false;  // the last refit stopped for time (loop 0)
   // Loop 0's timers. One pacer per database, by index (SWAPDB swaps contents, not pacers: pacing
   // follows the index and catches up on the next slice).
   std::vector<chronocache::ExpiryPacer> expiry_pacers_;
