@@ -282,9 +282,14 @@ class SegmentedTable {
     std::uint32_t index;
     bool grows;
   };
+  // The group count comes from the directory entry, as in find: the segment's header (a line of
+  // its own, seldom in the cache in a large table) is then read only for growth_left, which no
+  // address waits for.
   InsertTarget insert_target(std::uint64_t h) const noexcept {
-    SegmentType* seg = segment_for(h);
-    std::uint32_t g = home_group(h, seg->group_total);
+    const DirectoryEntry& entry = directory_[directory_index(h)];
+    SegmentType* seg = entry.segment;
+    const std::uint32_t groups = entry.groups;
+    std::uint32_t g = home_group(h, groups);
     for (;;) {
       GroupType* group = seg->groups() + g;
       const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
@@ -293,7 +298,7 @@ class SegmentedTable {
         const bool claims_empty = group->ctrl[lane] == kEmpty;
         return {seg, slot_index(g, lane), claims_empty && seg->growth_left == 0};
       }
-      g = next_group(g, seg->group_total);
+      g = next_group(g, groups);
     }
   }
 
@@ -852,7 +857,7 @@ class SegmentedTable {
   }
 
   // Places a moved entry and its policy word in a fresh segment (no tombstones, room guaranteed
-  // by the caller).
+  // by the caller, who has also counted the entry in the segment's size and growth_left).
   template <class OnMove>
   void place_moved(SegmentType* target, std::uint64_t h, SlotType& from, MetaWord& from_word,
                    OnMove& on_move) {
@@ -867,8 +872,6 @@ class SegmentedTable {
         MetaWord& word = word_at(target, index, *slot);
         if constexpr (kMetaColumn) word = from_word;
         group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
-        --target->growth_left;
-        ++target->size;
         on_move(*slot, word, make_slot_id(target->index, index));
         return;
       }
@@ -876,7 +879,16 @@ class SegmentedTable {
     }
   }
 
-  // Moves every entry of `seg` into pick(hash)'s segment, then frees `seg`.
+  // Counts `entries` in a fresh segment's size and growth_left before they are moved in: once per
+  // segment, not per entry (a counter kept in memory per move cost ~4 instructions a move).
+  static void will_hold(SegmentType* target, std::size_t entries) noexcept {
+    CC_ASSERT(target->size == 0 && entries <= target->growth_left);
+    target->size = static_cast<decltype(target->size)>(entries);
+    target->growth_left -= static_cast<decltype(target->growth_left)>(entries);
+  }
+
+  // Moves every entry of `seg` into pick(hash)'s segment, then frees `seg`. The targets were
+  // told how many they receive (will_hold).
   template <class Pick, class OnMove>
   void move_all(SegmentType* seg, Pick pick, OnMove& on_move) {
     visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t g, std::size_t lane) {
@@ -913,6 +925,7 @@ class SegmentedTable {
     const auto [first, count] = directory_range(h, seg->local_depth);
     const std::size_t index = seg->index;
     SegmentType* fresh = allocate(groups, index, seg->local_depth, next_generation(seg));
+    will_hold(fresh, seg->size);
     move_all(
         seg, [fresh](std::uint64_t) { return fresh; }, on_move);
     segments_[index] = fresh;
@@ -945,6 +958,8 @@ class SegmentedTable {
         allocate(fitted_groups(seg->size - high_entries), index, child_depth, next_generation(seg));
     SegmentType* high =
         allocate(fitted_groups(high_entries), segments_.size(), child_depth, next_generation(seg));
+    will_hold(low, seg->size - high_entries);
+    will_hold(high, high_entries);
     move_all(
         seg, [=](std::uint64_t key_hash) { return (key_hash & split_bit) != 0 ? high : low; },
         on_move);
