@@ -193,10 +193,17 @@ class Cache {
   // segments rebuilt. While entries may be due, it leaves alone the segments the expiry sweep has
   // passed or is in, as erase does (shrink_sparse_segments says why).
   std::size_t shrink_loose_segments(std::size_t max_rebuilds) {
+    return shrink_loose_segments_while([&] { return max_rebuilds-- > 0; });
+  }
+  // The same walk, bounded by the host instead: keep_going() is asked before each rebuild (a host
+  // with a time budget), and the walk stops at its first false. One pass over the segments.
+  template <class KeepGoing>
+  std::size_t shrink_loose_segments_while(KeepGoing&& keep_going) {
     const TimePoint now = clock_.now();
     std::size_t rebuilt = 0;
-    for (std::size_t s = 0; s < table_.segment_count() && rebuilt < max_rebuilds; ++s) {
+    for (std::size_t s = 0; s < table_.segment_count(); ++s) {
       if (table_.is_loose(s) && spares_the_sweep(s, now)) {
+        if (!keep_going()) break;
         shrink_slow(s);
         ++rebuilt;
       }

@@ -429,16 +429,15 @@ void Loop::expire_slice(SteadyTime stop_at) {
 // next ticks go on (every kCompactionTick) instead of waiting for housekeeping.
 bool Loop::refit_loose_segments(SteadyTime stop_at) {
   std::size_t refitted = 0;
-  for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
-    Db& db = state_.keyspace.db(i);
-    for (;;) {
-      if (refitted >= kLooseSegmentsAtLeast && std::chrono::steady_clock::now() >= stop_at)
-        return true;
-      if (db.shrink_loose_segments(1) == 0) break;
-      ++refitted;
-    }
-  }
-  return false;
+  bool out_of_time = false;
+  const auto keep_going = [&] {
+    out_of_time = refitted >= kLooseSegmentsAtLeast && std::chrono::steady_clock::now() >= stop_at;
+    refitted += out_of_time ? 0 : 1;
+    return !out_of_time;
+  };
+  for (std::size_t i = 0; i < state_.keyspace.count() && !out_of_time; ++i)
+    state_.keyspace.db(i).shrink_loose_segments_while(keep_going);
+  return out_of_time;
 }
 
 // One slice of the records' compaction (activedefrag), in what the tick's budget has left: a

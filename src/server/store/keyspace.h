@@ -283,9 +283,11 @@ class Db {
   std::size_t reclaim_expired(std::size_t slots, TimePoint now) {
     return engine_->reclaim_expired_at(slots, now);
   }
-  // Refits up to `max_segments` table segments that deletes left loose; returns how many.
-  std::size_t shrink_loose_segments(std::size_t max_segments) {
-    return engine_->shrink_loose_segments(max_segments);
+  // Refits table segments that deletes left loose while keep_going() says so (asked before each
+  // one, in one pass over the segments); returns how many.
+  template <class KeepGoing>
+  std::size_t shrink_loose_segments_while(KeepGoing&& keep_going) {
+    return engine_->shrink_loose_segments_while(keep_going);
   }
 
   const Engine& engine() const { return *engine_; }
