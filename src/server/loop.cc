@@ -58,6 +58,16 @@ class SweptDb {
   Db& db_;
 };
 
+// Calls visit(index, engine) for each database whose engine may hold a key past its deadline at
+// `now`: the ones active expiry has work in.
+template <class Visit>
+void for_each_db_with_due_keys(const Keyspace& keyspace, chronocache::TimePoint now, Visit visit) {
+  for (std::size_t i = 0; i < keyspace.count(); ++i) {
+    const Engine& engine = keyspace.db(i).engine();
+    if (engine.may_hold_expired(now)) visit(i, engine);
+  }
+}
+
 }  // namespace
 
 // The loop's eventfd: written by other threads that left it mail, read (drained) by the loop.
@@ -354,9 +364,9 @@ void Loop::timers() {
 }
 
 bool Loop::expiry_may_be_due() const {
-  for (std::size_t i = 0; i < state_.keyspace.count(); ++i)
-    if (state_.keyspace.db(i).engine().may_hold_expired(now_)) return true;
-  return false;
+  bool due = false;
+  for_each_db_with_due_keys(state_.keyspace, now_, [&](std::size_t, const Engine&) { due = true; });
+  return due;
 }
 
 int Loop::tick_ms() const {
@@ -369,12 +379,11 @@ int Loop::tick_ms() const {
   }
   if (index_ != 0) return static_cast<int>(tick.count());
   if (state_.debug.active_expire) {
-    for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
-      const Engine& engine = state_.keyspace.db(i).engine();
-      if (!engine.may_hold_expired(now_)) continue;  // nothing due: no reason to wake up
+    // A database where nothing is due gives no reason to wake up.
+    for_each_db_with_due_keys(state_.keyspace, now_, [&](std::size_t i, const Engine& engine) {
       tick = std::min(tick,
                       expiry_pacers_[i].interval(engine.slot_capacity(), kShortestTick, longest));
-    }
+    });
   }
   if (state_.memory.pending()) tick = std::min(tick, kShortestTick);
   if (state_.compactor.running() || loose_segments_left_) tick = std::min(tick, kCompactionTick);
