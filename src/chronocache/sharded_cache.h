@@ -16,10 +16,11 @@
 // shared side a read is Cache::peek_prehashed, which is const: an expired entry is reported
 // missing and left for the next write or sweep of its shard to remove. What a read would have
 // written goes to the reader's stripe of that shard instead:
-//   * hits and misses: per-stripe relaxed counters, summed by stats();
+//   * hits and misses: how the stripe's read sections ended (ReadMostlyLock::Reader::ends_as),
+//     summed by stats();
 //   * the policy's hit: a policy with on_shared_access (Sieve, S3Fifo: one relaxed atomic store,
 //     only when a bit changes; TtlOnly: nothing) is told at once. Every other policy (Lru, Lfu,
-//     WTinyLfu, SwitchablePolicy) gets the hit's SlotId in the stripe's lossy log (12 entries),
+//     WTinyLfu, SwitchablePolicy) gets the hit's SlotId in the stripe's lossy log (11 entries),
 //     replayed through on_access under the shard's writer mutex by the next writer of the shard,
 //     or (its own stripe) by a reader that filled its log and wins a try_lock; hits arriving at a
 //     full log are dropped, as in Caffeine's read buffers. Why a logged SlotId is still valid when
@@ -76,13 +77,13 @@ class ShardedCache {
   // the table's directory.
   static constexpr std::size_t kMaxShards = 4096;
 
-  // `shard_count` is rounded up to a power of two, at most kMaxShards. `reader_stripes` per shard:
-  // 0 picks the hardware threads (ReadMostlyLock); more threads than stripes still work, sharing
-  // lines.
+  // `shard_count` is rounded up to a power of two, at most kMaxShards. Each shard's lock has a
+  // reader stripe per hardware thread (ReadMostlyLock); more threads than stripes still work,
+  // sharing lines.
   explicit ShardedCache(CacheOptions options = {}, std::size_t shard_count = 16,
-                        ClockT clock = ClockT(), std::size_t reader_stripes = 0)
+                        ClockT clock = ClockT())
       : shard_count_(std::bit_ceil(std::clamp<std::size_t>(shard_count, 1, kMaxShards))),
-        shard_mask_(shard_count_ - 1),
+        shard_offset_mask_((shard_count_ - 1) << kShardSlotShift),
         clock_(clock),
         shards_(std::make_unique<ShardSlot[]>(shard_count_)) {
     CacheOptions per_shard = options;
@@ -91,7 +92,6 @@ class ShardedCache {
     per_shard.initial_capacity = (options.initial_capacity + shard_count_ - 1) / shard_count_;
     for (std::size_t i = 0; i < shard_count_; ++i) {
       ShardSlot& slot = shards_[i];
-      slot.lock.set_stripe_count(reader_stripes);
       ReadMostlyLock::Writer lock(slot.lock);  // uncontended: no other thread sees us yet
       slot.cache.emplace(per_shard, clock_);
     }
@@ -115,11 +115,10 @@ class ShardedCache {
     const TimePoint now = clock_.now();
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
-    ReadMostlyLock::Stripe& stripe = slot.lock.stripe_of_this_thread();
-    bool log_full = false;
-    std::optional<V> value = read_locked(slot, stripe, key, h, now, log_full);
-    if (log_full) [[unlikely]]
-      replay_when_free(slot, stripe);
+    ReadMostlyLock::Stripe* full_log = nullptr;
+    std::optional<V> value = read_locked(slot, key, h, now, full_log);
+    if (full_log != nullptr) [[unlikely]]
+      replay_when_free(slot, *full_log);
     return value;
   }
 
@@ -129,7 +128,7 @@ class ShardedCache {
     const TimePoint now = clock_.now();
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
-    ReadMostlyLock::Reader reader(slot.lock, slot.lock.stripe_of_this_thread());
+    ReadMostlyLock::Reader reader(slot.lock);
     return std::as_const(*slot.cache).contains_prehashed(key, h, now);
   }
 
@@ -169,8 +168,9 @@ class ShardedCache {
     for (std::size_t i = 0; i < shard_count_; ++i) {
       const ShardSlot& slot = shards_[i];
       for (std::size_t s = 0; s < slot.lock.stripe_count(); ++s) {
-        total.hits += slot.lock.stripe(s).hits.load(std::memory_order_relaxed);
-        total.misses += slot.lock.stripe(s).misses.load(std::memory_order_relaxed);
+        const ReadMostlyLock::Stripe& stripe = slot.lock.stripe(s);
+        total.hits += stripe.ended[ReadMostlyLock::kHit].load(std::memory_order_relaxed);
+        total.misses += stripe.ended[ReadMostlyLock::kMiss].load(std::memory_order_relaxed);
       }
     }
     for_each_shard_mutex([&](const Shard& shard) { total += shard.stats(); });
@@ -230,13 +230,21 @@ class ShardedCache {
   // Padded to a power of two, so finding a shard is a shift, not a multiply (callgrind: one
   // instruction per call).
   struct alignas(std::bit_ceil(sizeof(ShardState))) ShardSlot : ShardState {};
+  static constexpr int kShardSlotShift = std::countr_zero(sizeof(ShardSlot));
+  static_assert(kShardSlotShift <= 32);
 
   // Bits 32..43 of the hash: the table uses bits 0..31 (tag, home group) and the top 20 at most
   // (directory), so the shard choice is independent of where the key lands inside its shard.
+  // shard_of takes the same bits already scaled to the shard's byte offset: one shift less
+  // (callgrind: one instruction a call).
   std::size_t shard_index(std::uint64_t h) const noexcept {
-    return static_cast<std::size_t>(h >> 32) & shard_mask_;
+    return static_cast<std::size_t>(h >> 32) & (shard_count_ - 1);
   }
-  CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept { return shards_[shard_index(h.value)]; }
+  CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept {
+    const auto offset =
+        static_cast<std::size_t>(h.value >> (32 - kShardSlotShift)) & shard_offset_mask_;
+    return *reinterpret_cast<ShardSlot*>(reinterpret_cast<char*>(shards_.get()) + offset);
+  }
 
   // Every shard hashes alike, and hash_of() reads only the hash function, which is set when the
   // shard is built and never written after: no lock needed, which the analysis cannot know.
@@ -245,25 +253,25 @@ class ShardedCache {
     return shards_[0].cache->hash_of(key);
   }
 
+  // `full_log`: set to the reader's stripe when its log was full (the hit dropped).
   template <class Q>
-  CC_ALWAYS_INLINE std::optional<V> read_locked(ShardSlot& slot, ReadMostlyLock::Stripe& stripe,
-                                                const Q& key, Hashed h, TimePoint now,
-                                                bool& log_full) {
-    ReadMostlyLock::Reader reader(slot.lock, stripe);
+  CC_ALWAYS_INLINE std::optional<V> read_locked(ShardSlot& slot, const Q& key, Hashed h,
+                                                TimePoint now, ReadMostlyLock::Stripe*& full_log) {
+    ReadMostlyLock::Reader reader(slot.lock);
     // Taken here, under the reader's hold: the analysis does not carry a hold into a lambda.
     const Shard& shard = *slot.cache;
     return shard.peek_prehashed(
         key, h, now,
         [&](const typename Shard::Peek& hit) CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
-          stripe.hits.fetch_add(1, std::memory_order_relaxed);
+          reader.ends_as(ReadMostlyLock::kHit);
           if constexpr (SharedAccessPolicy<Policy>)
             shard.policy().on_shared_access(hit.meta());
-          else
-            log_full = !log_access(stripe, hit.id());
+          else if (!log_access(reader.stripe(), hit.id()))
+            full_log = &reader.stripe();
           return hit.value();
         },
         [&]() CC_ALWAYS_INLINE_LAMBDA -> std::optional<V> {
-          stripe.misses.fetch_add(1, std::memory_order_relaxed);
+          reader.ends_as(ReadMostlyLock::kMiss);
           return std::nullopt;
         });
   }
@@ -356,7 +364,7 @@ class ShardedCache {
   }
 
   std::size_t shard_count_;
-  std::size_t shard_mask_;  // shard_count_ - 1, kept so shard_index() does not subtract
+  std::size_t shard_offset_mask_;  // (shard_count_ - 1) * sizeof(ShardSlot), for shard_of
   ClockT clock_;
   std::unique_ptr<ShardSlot[]> shards_;
 };

@@ -182,13 +182,13 @@ TEST(ShardedCache, AFullReadLogIsReplayedByTheReaderThatFilledIt) {
   for (int key = 0; key < 63; ++key) ASSERT_EQ(cache.get(key), key);
   for (int key = 64; key < 64 + 40; ++key) cache.put(key, key, 1h);
   // The 40 new keys evicted the 40 least recent: the keys whose hit was dropped (the read that
-  // finds its log full drops its hit, then replays: 12, 25, 38, 51 with a 12-entry log) and the
-  // unread 63, then the oldest reads 0..11, 13..24, 26..36.
+  // finds its log full drops its hit, then replays: 11, 23, 35, 47, 59 with an 11-entry log) and
+  // the unread 63, then the oldest reads 0..10, 12..22, 24..34, 36.
   EXPECT_FALSE(cache.contains(63));
   std::size_t survivors = 0;
   for (int key = 39; key < 63; ++key) survivors += cache.contains(key) ? 1 : 0;
-  static_assert(ReadMostlyLock::kLogCapacity == 12, "the key numbers above assume 12");
-  EXPECT_EQ(survivors, 23u);  // 39..50 and 52..62
+  static_assert(ReadMostlyLock::kLogCapacity == 11, "the key numbers above assume 11");
+  EXPECT_EQ(survivors, 22u);  // 39..46, 48..58 and 60..62
   EXPECT_EQ(cache.size(), 64u);
   EXPECT_EQ(cache.stats().hits, 63u);
 }
@@ -496,7 +496,7 @@ char thread_state(pid_t tid) {
 // until it leaves, as a reader that never waited does. Under TSan the plain `data` checks the
 // ordering both ways.
 TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOff) {
-  ReadMostlyLock lock(2);
+  ReadMostlyLock lock;
   int data = 0;
   std::atomic<bool> writer_in{false};
   std::atomic<bool> reader_in{false};
@@ -518,7 +518,7 @@ TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOf
   while (!writer_in.load()) std::this_thread::yield();
   std::thread reader([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
     reader_tid = static_cast<pid_t>(syscall(SYS_gettid));
-    ReadMostlyLock::Reader r(lock, lock.stripe_of_this_thread());
+    ReadMostlyLock::Reader r(lock);
     seen = data;
     reader_in = true;
     while (!next_writer_waiting.load()) std::this_thread::yield();
@@ -540,6 +540,67 @@ TEST(ReadMostlyLock, AReaderThatWaitedForAWriterReadsAfterItAndHoldsTheNextOneOf
   EXPECT_EQ(seen, 1);
   EXPECT_TRUE(next_writer_stayed_out);
   EXPECT_EQ(data, 2);
+}
+
+// A thread's first read section starts on the lock's "unassigned" stripe, whose writer bit never
+// clears, and takes the slow path, which gives the thread its stripe. If a writer is inside, that
+// read still waits for it like any other, and then sees what it wrote.
+TEST(ReadMostlyLock, AThreadsFirstReadWaitsForTheWriterInside) {
+  ReadMostlyLock lock;
+  int data = 0;
+  int seen = -1;
+  std::atomic<bool> reader_started{false};
+  std::atomic<bool> reader_in{false};
+  std::thread reader;
+  {
+    ReadMostlyLock::Writer w(lock);
+    reader = std::thread([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
+      reader_started = true;
+      ReadMostlyLock::Reader r(lock);  // this thread's first read section, in any lock
+      seen = data;
+      reader_in = true;
+    });
+    while (!reader_started.load()) std::this_thread::yield();
+    for (int i = 0; i < 1000; ++i) std::this_thread::yield();  // give it every chance to get in
+    EXPECT_FALSE(reader_in.load());
+    data = 1;
+  }
+  reader.join();
+  EXPECT_EQ(seen, 1);
+}
+
+// A writer waits for the reader inside while other readers keep meeting its bit and backing off,
+// which moves the stripes' `entered` counts up and down beside it (one thread per stripe after
+// the holder, so one of them shares the holder's stripe).
+TEST(ReadMostlyLock, AWriterWaitsForTheReaderInsideWhileOthersBackOff) {
+  ReadMostlyLock lock;
+  std::atomic<bool> holder_in{false};
+  std::atomic<bool> release_holder{false};
+  std::atomic<bool> writer_in{false};
+  std::atomic<bool> stop{false};
+  std::thread holder([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
+    ReadMostlyLock::Reader r(lock);
+    holder_in = true;
+    while (!release_holder.load()) std::this_thread::yield();
+  });
+  while (!holder_in.load()) std::this_thread::yield();
+  std::thread writer([&] {
+    ReadMostlyLock::Writer w(lock);
+    writer_in = true;
+  });
+  std::vector<std::thread> knockers;
+  for (std::size_t i = 0; i < lock.stripe_count(); ++i)
+    knockers.emplace_back([&]() CC_NO_THREAD_SAFETY_ANALYSIS {
+      while (!stop.load()) ReadMostlyLock::Reader r(lock);
+    });
+  for (int i = 0; i < 2000; ++i) std::this_thread::yield();
+  EXPECT_FALSE(writer_in.load());
+  release_holder = true;
+  writer.join();
+  EXPECT_TRUE(writer_in.load());
+  stop = true;
+  for (std::thread& t : knockers) t.join();
+  holder.join();
 }
 
 // Values encode (key, version): each key has one writer, which stores increasing versions, so a

@@ -3,55 +3,73 @@
 // distributed ("big reader") lock of Linux's brlock and percpu-rwsem, and folly's SharedMutex
 // reader slots, cut down to what a cache shard needs.
 //
-//   ReadMostlyLock lock(stripes);
-//   { ReadMostlyLock::Reader r(lock, lock.stripe_of_this_thread()); read(); }   // any number
-//   { ReadMostlyLock::Writer w(lock); write(); }                                  // one, alone
+//   ReadMostlyLock lock;
+//   { ReadMostlyLock::Reader r(lock); read(); }     // any number
+//   { ReadMostlyLock::Writer w(lock); write(); }    // one, alone
 //
-//        writer_mu_       stripe 0              stripe 1           ...   stripe S-1
-//       [ Mutex ]        [state|hits|log..]    [state|hits|log..]        [state|hits|log..]
-//        writers,         two lines each, written by the threads mapped to the stripe
-//        slow readers     (thread i -> stripe i mod S, assigned at first use), and by writers
-//                         twice per write section (set and clear the writer bit)
+//        writer_mu_    unassigned        stripe 0              ...   stripe S-1
+//       [ Mutex ]     [writer bit set]  [entered|ended|log]         [entered|ended|log]
+//        writers,      the stripe of a   two lines each, written by the threads mapped to the
+//        slow readers  thread's first    stripe (thread i -> stripe i mod S, numbered at its first
+//                      read ever         read), and by writers twice per write section (set and
+//                                        clear the writer bit)
 //
-// A stripe's `state` word holds its readers count (low 31 bits) and the writer bit (bit 31).
-//   Reader: state.fetch_add(1). If the old value had no writer bit, it is in: it reads, then
-//     state.fetch_sub(1). Otherwise it takes its 1 back, spins until the bit clears, retries a
-//     few times, and if a writer stays (preempted, a long clear) sleeps on writer_mu_; holding
-//     it, no writer is inside and every bit is clear, so it adds its 1 as a fast reader would,
-//     lets the mutex go and reads as one. Every read section therefore ends the same way. Nothing
-//     shared is written: a stripe is shared only by threads that map to the same stripe (more
-//     threads than stripes), which is correct, only slower.
+// S is one per hardware thread, the same for every lock of the process, so a thread's stripe is
+// the same offset into every lock's stripes: one thread_local word, found in two instructions.
+// Until the thread's first read section that word is 0, which is the "unassigned" stripe, whose
+// writer bit never clears: the first read takes the slow path, which numbers the thread. (A
+// per-lock count masked the thread's number and tested it for "unassigned" on every read:
+// callgrind, 4 instructions a read more.)
+//
+// A stripe counts read sections as they begin and as they end: `entered` (low 63 bits; bit 63
+// is the writer bit) and `ended[outcome]`, one counter per way a section can end (a hit, a miss,
+// neither). Readers inside = entered - the sum of ended. A section ends by adding 1 to the
+// counter of its outcome, so the statistics a ShardedCache keeps (hits, misses) are the lock's
+// own end counts, and a read writes its line twice, not three times.
+//   Reader: entered.fetch_add(1). If the old value had no writer bit, it is in: it reads, then
+//     ended[outcome].fetch_add(1). Otherwise it takes its 1 back from entered, spins until the
+//     bit clears, retries a few times, and if a writer stays (preempted, a long clear) sleeps on
+//     writer_mu_; holding it, no writer is inside and every bit is clear, so it enters as a fast
+//     reader would, lets the mutex go and reads as one. Every read section therefore ends the
+//     same way. Nothing shared is written: a stripe is shared only by threads that map to the
+//     same stripe (more threads than stripes), which is correct, only slower.
 //   Writer: takes writer_mu_ (writers, sleeping readers and log replays exclude each other
-//     there), fetch_or's the writer bit into every stripe, then waits until every stripe's
-//     count is 0. Unlock: fetch_and's the bit out of every stripe, releases writer_mu_. Setting
-//     every bit before waiting keeps readers out of the later stripes while it waits.
+//     there), fetch_or's the writer bit into every stripe's `entered`, then waits until every
+//     stripe's readers are out. Unlock: fetch_and's the bit out of every stripe, releases
+//     writer_mu_. Setting every bit before waiting keeps readers out of the later stripes while
+//     it waits.
+//   Why "entered == sum of ended" means no reader is inside, though a reader that backs off
+//     moves `entered` up and down beside the waiting writer: the writer loads `entered` (E, at
+//     time t1) before the end counters (their sum F, each loaded after t1). With the bit set no
+//     section begins, so sections that end after t1 were inside at t1, and F <= ended(t1) +
+//     inside(t1), while E = ended(t1) + inside(t1) + backing_off(t1). E == F then leaves
+//     backing_off(t1) = 0 and every reader inside at t1 gone.
 //
-// Memory ordering. Reader and writer meet on one atomic word per stripe, through
-// read-modify-writes, which the modification order of that word puts in a single order: a
-// reader's fetch_add comes before the writer's fetch_or (the writer's value then includes the
-// reader, and it waits until the reader's fetch_sub) or after it (the reader's fetch_add then
-// returns the bit, and it backs off). No store-buffer (Dekker) reasoning and no seq_cst is
-// needed, because no thread stores one location and then loads another. Data: the writer's
-// fetch_and (release) is read by the reader's next fetch_add (acquire) directly or through the
-// release sequence of RMWs on the word, so the reader sees the whole write section; the
-// reader's fetch_sub (release) is read by the writer's waiting load (acquire), so the section
-// comes after the read. Sleeping readers are ordered by writer_mu_.
+// Memory ordering. Reader and writer meet on `entered`, through read-modify-writes, which the
+// modification order of that word puts in a single order: a reader's fetch_add comes before the
+// writer's fetch_or (the writer's value then includes the reader, and it waits for the reader's
+// end) or after it (the reader's fetch_add then returns the bit, and it backs off). No
+// store-buffer (Dekker) reasoning and no seq_cst is needed, because no thread stores one
+// location and then loads another. Data: the writer's fetch_and (release) is read by the
+// reader's next fetch_add (acquire) directly or through the release sequence of RMWs on the
+// word, so the reader sees the whole write section; the reader's ending fetch_add (release) is
+// read by the writer's waiting load of that counter (acquire), so the section comes after the
+// read. Sleeping readers are ordered by writer_mu_.
 // (A first version kept the writer flag in its own line with a seq_cst store/load pair per side:
 // a write then moved 4 cache lines between cores instead of 2, and 90 % gets on 2 threads
-// scaled worse; docs/design/engine.md has the numbers.)
+// scaled worse; docs/design/engine.md has the numbers. A second counted readers inside in one
+// 32-bit word and hits and misses in two more counters: three locked instructions a read.)
 //
 // Cost on x86: two locked instructions per read, on the reader's own line. A write: writer_mu_
 // plus two locked instructions per stripe, each a cache-line transfer for a stripe that a reader
 // on another core touched since (the model per core count is in docs/design/engine.md).
 //
-// Each stripe also carries what readers of a ShardedCache record without sharing a line: hit
-// and miss counts and a small lossy log of accessed slots (the "read buffer" of Caffeine),
-// replayed under writer_mu_. They are plain words to this class; sharded_cache.h gives them
-// meaning.
+// Each stripe also carries a small lossy log of accessed slots (the "read buffer" of Caffeine)
+// that readers of a ShardedCache write without sharing a line, replayed under writer_mu_. They
+// are plain words to this class; sharded_cache.h gives them meaning.
 #pragma once
 
 #include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,16 +84,18 @@ namespace chronocache {
 class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
  public:
   // Slots a stripe's access log keeps before further entries are dropped.
-  static constexpr std::size_t kLogCapacity = 12;
-  static constexpr std::uint32_t kWriterBit = std::uint32_t{1} << 31;
+  static constexpr std::size_t kLogCapacity = 11;
+  static constexpr std::uint64_t kWriterBit = std::uint64_t{1} << 63;
+
+  // How a read section ended: each has its own end counter in the stripe.
+  enum Outcome : std::uint8_t { kHit, kMiss, kUncounted, kOutcomes };
 
   // One reader stripe: two cache lines written only by the threads mapped to it (and by
   // writers, see above). The first line is all a writer touches when the log is empty.
   struct alignas(64) Stripe {
-    std::atomic<std::uint32_t> state{0};   // readers inside (low bits) | kWriterBit
+    std::atomic<std::uint64_t> entered{0};  // read sections begun (low 63 bits) | kWriterBit
+    std::atomic<std::uint64_t> ended[kOutcomes] = {};  // read sections ended, by outcome
     std::atomic<std::uint32_t> logged{0};  // log entries claimed (may exceed kLogCapacity)
-    std::atomic<std::uint64_t> hits{0};
-    std::atomic<std::uint64_t> misses{0};
     // Bumped by every replay of the log: an entry counts only if it carries the current one.
     std::atomic<std::uint32_t> generation{0};
     // Accessed slots: generation << 32 | (slot id + 1); 0: empty. Claimed with
@@ -84,25 +104,16 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   };
   static_assert(sizeof(Stripe) == 128, "two cache lines per stripe: the counters, then the log");
 
-  // `stripes` is rounded up to a power of two; 0 picks the hardware threads (at least 2, at most
-  // 128).
-  explicit ReadMostlyLock(std::size_t stripes = 0) { set_stripe_count(stripes); }
+  ReadMostlyLock() : stripes_(std::make_unique<Stripe[]>(stripe_count_ + 1)) {
+    stripes_[0].entered.store(kWriterBit, std::memory_order_relaxed);  // never cleared
+  }
   ReadMostlyLock(const ReadMostlyLock&) = delete;
   ReadMostlyLock& operator=(const ReadMostlyLock&) = delete;
-  // As the constructor's argument; only before any other thread can see the lock.
-  void set_stripe_count(std::size_t stripes) {
-    stripe_mask_ = std::bit_ceil(stripes != 0 ? stripes : default_stripes()) - 1;
-    stripes_ = std::make_unique<Stripe[]>(stripe_mask_ + 1);
-  }
 
-  std::size_t stripe_count() const noexcept { return stripe_mask_ + 1; }
-  Stripe& stripe(std::size_t i) noexcept { return stripes_[i]; }
-  const Stripe& stripe(std::size_t i) const noexcept { return stripes_[i]; }
-  // This thread's stripe: threads are numbered 1, 2, ... in the order they first ask, and
-  // thread n takes stripe n mod S (round-robin, so S threads never share one).
-  CC_ALWAYS_INLINE Stripe& stripe_of_this_thread() noexcept {
-    return stripes_[thread_number() & stripe_mask_];
-  }
+  // The reader stripes, 0 .. stripe_count() - 1 (the "unassigned" one is not among them).
+  std::size_t stripe_count() const noexcept { return stripe_count_; }
+  Stripe& stripe(std::size_t i) noexcept { return stripes_[1 + i]; }
+  const Stripe& stripe(std::size_t i) const noexcept { return stripes_[1 + i]; }
 
   // ---- Exclusive (writers) ---------------------------------------------------------------
   void lock() CC_ACQUIRE() {
@@ -114,13 +125,13 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
       }
       cpu_relax();
     }
-    for (std::size_t i = 0; i <= stripe_mask_; ++i)
-      stripes_[i].state.fetch_or(kWriterBit, std::memory_order_acquire);
-    for (std::size_t i = 0; i <= stripe_mask_; ++i) wait_for_readers(stripes_[i]);
+    for (std::size_t i = 0; i < stripe_count_; ++i)
+      stripe(i).entered.fetch_or(kWriterBit, std::memory_order_acquire);
+    for (std::size_t i = 0; i < stripe_count_; ++i) wait_for_readers(stripe(i));
   }
   void unlock() CC_RELEASE() {
-    for (std::size_t i = 0; i <= stripe_mask_; ++i)
-      stripes_[i].state.fetch_and(~kWriterBit, std::memory_order_release);
+    for (std::size_t i = 0; i < stripe_count_; ++i)
+      stripe(i).entered.fetch_and(~kWriterBit, std::memory_order_release);
     writer_mu_.unlock();
   }
 
@@ -132,24 +143,28 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   void unlock_shared_slow() const CC_RELEASE_SHARED() { writer_mu_.unlock(); }
 
   // A read section: in when no writer is there, else (rarely) after waiting for writers. Either
-  // way it ends with one fetch_sub on the stripe, so the fast path is two locked instructions and
-  // a branch, with nothing to remember between them.
+  // way it ends with one fetch_add on the stripe's counter of its outcome (kUncounted unless
+  // ends_as says otherwise), so the fast path is two locked instructions and a branch.
   class CC_SCOPED_CAPABILITY Reader {
    public:
     // The writer bit is the sign bit, and the count never reaches it: "the new value is
     // negative" is "a writer is there", which x86 reads from the flags of one `lock add` (the
     // old value's bit took a `lock xadd`, a register load and a test: callgrind, 2 instructions
     // a read).
-    CC_ALWAYS_INLINE Reader(ReadMostlyLock& lock, Stripe& stripe) CC_ACQUIRE_SHARED(lock)
-        : stripe_(stripe) {
-      static_assert(kWriterBit == std::uint32_t{1} << 31);
-      if (static_cast<std::int32_t>(stripe.state.fetch_add(1, std::memory_order_acquire) + 1) < 0)
-          [[unlikely]]
-        enter_slow(lock, stripe);
+    CC_ALWAYS_INLINE explicit Reader(ReadMostlyLock& lock) CC_ACQUIRE_SHARED(lock)
+        : stripe_(lock.stripe_at(this_thread_offset)) {
+      static_assert(kWriterBit == std::uint64_t{1} << 63);
+      if (static_cast<std::int64_t>(stripe_->entered.fetch_add(1, std::memory_order_acquire) + 1) <
+          0) [[unlikely]]
+        stripe_ = enter_slow(lock, stripe_);
     }
     CC_ALWAYS_INLINE ~Reader() CC_RELEASE() {
-      stripe_.state.fetch_sub(1, std::memory_order_release);
+      stripe_->ended[outcome_].fetch_add(1, std::memory_order_release);
     }
+    // What the section found, counted when it ends.
+    CC_ALWAYS_INLINE void ends_as(Outcome outcome) noexcept { outcome_ = outcome; }
+    // The stripe this section is counted in (its log is this thread's to write).
+    Stripe& stripe() const noexcept { return *stripe_; }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
 
@@ -161,24 +176,37 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     // after it clears them), so the reader's fetch_add finds the bit clear and counts it in as
     // a fast reader; a writer that comes next waits for it like any other. The mutex orders the
     // departed writer's section before this read.
-    [[gnu::noinline]] static void enter_slow(ReadMostlyLock& lock,
-                                             Stripe& stripe) CC_NO_THREAD_SAFETY_ANALYSIS {
+    // Returns the stripe the section is counted in: the one given, unless that was the
+    // "unassigned" one.
+    [[gnu::noinline]] static Stripe* enter_slow(ReadMostlyLock& lock,
+                                                Stripe* given) CC_NO_THREAD_SAFETY_ANALYSIS {
+      Stripe* assigned = given;
+      if (given == &lock.stripes_[0]) {  // this thread's first read section, in any lock
+        given->entered.fetch_sub(1, std::memory_order_relaxed);
+        assigned = &lock.first_read_of_this_thread();
+        if ((assigned->entered.fetch_add(1, std::memory_order_acquire) & kWriterBit) == 0)
+          return assigned;
+      }
+      Stripe& stripe = *assigned;
       for (int round = 0; round < kReaderRetries; ++round) {
-        stripe.state.fetch_sub(1, std::memory_order_relaxed);  // read nothing: nothing to order
+        stripe.entered.fetch_sub(1, std::memory_order_relaxed);  // read nothing: nothing to order
         for (int spins = 0;
-             spins < kSpins && (stripe.state.load(std::memory_order_relaxed) & kWriterBit) != 0;
+             spins < kSpins && (stripe.entered.load(std::memory_order_relaxed) & kWriterBit) != 0;
              ++spins)
           cpu_relax();
-        if ((stripe.state.fetch_add(1, std::memory_order_acquire) & kWriterBit) == 0) return;
+        if ((stripe.entered.fetch_add(1, std::memory_order_acquire) & kWriterBit) == 0)
+          return &stripe;
       }
-      stripe.state.fetch_sub(1, std::memory_order_relaxed);
+      stripe.entered.fetch_sub(1, std::memory_order_relaxed);
       lock.writer_mu_.lock();
-      const std::uint32_t before = stripe.state.fetch_add(1, std::memory_order_acquire);
+      const std::uint64_t before = stripe.entered.fetch_add(1, std::memory_order_acquire);
       CC_ASSERT((before & kWriterBit) == 0);
       static_cast<void>(before);
       lock.writer_mu_.unlock();
+      return &stripe;
     }
-    Stripe& stripe_;
+    Stripe* stripe_;
+    Outcome outcome_ = kUncounted;
   };
 
   // A write section.
@@ -200,24 +228,32 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   // Times a reader steps aside for writers before it sleeps on writer_mu_.
   static constexpr int kReaderRetries = 4;
 
-  // One stripe per hardware thread: a writer pays two locked instructions per stripe, so more
-  // stripes than cores only cost writes (8 stripes on this 2-core machine: 426 ns per put at
-  // 90 % gets, one thread; 2 stripes: see docs/design/engine.md). Threads are numbered
-  // round-robin, so as many threads as cores never share one.
-  static std::size_t default_stripes() noexcept {
-    const std::size_t cores = std::thread::hardware_concurrency();
-    return cores < 2 ? 2 : (cores > 128 ? 128 : cores);
+  // One stripe per hardware thread (at least 2, at most 128), in every lock of the process: a
+  // writer pays two locked instructions per stripe, so more stripes than cores only cost writes
+  // (8 stripes on this 2-core machine: 426 ns per put at 90 % gets, one thread; 2 stripes: see
+  // docs/design/engine.md). Threads are numbered round-robin, so as many threads as cores never
+  // share one. A function's static, not a data member: a lock built during static
+  // initialisation still finds it set.
+  static std::size_t process_stripes() noexcept {
+    static const std::size_t stripes = [] {
+      const std::size_t cores = std::thread::hardware_concurrency();
+      return cores < 2 ? std::size_t{2} : (cores > 128 ? std::size_t{128} : cores);
+    }();
+    return stripes;
   }
-  // 1-based, so that 0 can mean "not assigned yet" without a subtraction on every read.
-  CC_ALWAYS_INLINE static std::size_t thread_number() noexcept {
-    static constinit thread_local std::size_t number = 0;
-    if (number == 0) [[unlikely]]
-      number = next_thread_number();
-    return number;
+  // This thread's stripe as a byte offset into any lock's stripes; 0, the unassigned stripe,
+  // until the thread's first read section.
+  static constinit inline thread_local std::size_t this_thread_offset = 0;
+  CC_ALWAYS_INLINE Stripe* stripe_at(std::size_t offset) noexcept {
+    return reinterpret_cast<Stripe*>(reinterpret_cast<char*>(stripes_.get()) + offset);
   }
-  [[gnu::noinline]] static std::size_t next_thread_number() noexcept {
+  // Numbers this thread (0, 1, ... in the order of first reads, process-wide), and returns its
+  // stripe in this lock: stripe(number mod S), at byte offset (1 + number mod S) * 128.
+  Stripe& first_read_of_this_thread() noexcept {
     static std::atomic<std::size_t> next{0};
-    return next.fetch_add(1, std::memory_order_relaxed) + 1;
+    const std::size_t number = next.fetch_add(1, std::memory_order_relaxed);
+    this_thread_offset = (1 + number % process_stripes()) * sizeof(Stripe);
+    return *stripe_at(this_thread_offset);
   }
   static void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -225,10 +261,16 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
 #endif
   }
   // Readers are inside for a lookup and a copy: spin, then let them run (a reader preempted
-  // inside its section holds the writer up until it is scheduled again).
+  // inside its section holds the writer up until it is scheduled again). `entered` is loaded
+  // before the end counters (the argument at the top).
+  static bool readers_inside(const Stripe& stripe) noexcept {
+    const std::uint64_t entered = stripe.entered.load(std::memory_order_acquire) & ~kWriterBit;
+    std::uint64_t ended = 0;
+    for (const auto& count : stripe.ended) ended += count.load(std::memory_order_acquire);
+    return entered != ended;
+  }
   static void wait_for_readers(const Stripe& stripe) noexcept {
-    for (int spins = 0; (stripe.state.load(std::memory_order_acquire) & ~kWriterBit) != 0;
-         ++spins) {
+    for (int spins = 0; readers_inside(stripe); ++spins) {
       if (spins < kSpins)
         cpu_relax();
       else
@@ -237,8 +279,8 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   }
 
   mutable Mutex writer_mu_;
-  std::size_t stripe_mask_ = 0;
-  std::unique_ptr<Stripe[]> stripes_;
+  const std::size_t stripe_count_ = process_stripes();
+  std::unique_ptr<Stripe[]> stripes_;  // [0]: the unassigned stripe; [1 + i]: stripe(i)
 };
 
 }  // namespace chronocache
