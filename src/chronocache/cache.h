@@ -612,11 +612,13 @@ class Cache {
                                                  OnHit&& on_hit, OnMiss&& on_miss) const {
     const Ref ref = table_.find(key, h.value);
     if (!ref) return on_miss();
-    // live_at, with its rare far-deadline lookup left out of line (inlined whole, or called,
-    // it cost a shared read ~10 instructions more: callgrind, engine_ops chronocache_sharded).
-    const bool live = ref.slot->deadline == detail::kNoDeadlineInWindow && !far_.empty()
-                          ? live_at(*ref.slot, now)
-                          : epoch_.is_live_at(ref.slot->deadline, now);
+    // live_at, with the test for "no deadline in the window" moved behind the common answer: that
+    // mark reads as a deadline at the window's end, after every `now` and far deadline a rebase
+    // allows, so only an entry that looks expired takes the exact check, out of line (callgrind,
+    // engine_ops chronocache_sharded: 2 instructions a hit fewer than testing the mark first;
+    // inlined whole, the far-deadline lookup cost ~10 more).
+    const bool live = epoch_.is_before_window_deadline(ref.slot->deadline, now) ||
+                      live_outside_window(*ref.slot, now);
     if (!live) return on_miss();
     return on_hit(Peek(ref, table_));
   }
@@ -847,6 +849,10 @@ class Cache {
       if (far != far_.end()) return far->second > now;
     }
     return epoch_.is_live_at(slot.deadline, now);
+  }
+  // live_at for the entries peek_prehashed's quick check reads as expired, kept out of its line.
+  [[gnu::noinline]] bool live_outside_window(const Slot& slot, TimePoint now) const {
+    return live_at(slot, now);
   }
 
   CC_ALWAYS_INLINE void set_deadline(Slot& slot, TimePoint deadline) {

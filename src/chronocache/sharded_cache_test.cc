@@ -193,6 +193,28 @@ TEST(ShardedCache, AFullReadLogIsReplayedByTheReaderThatFilledIt) {
   EXPECT_EQ(cache.stats().hits, 63u);
 }
 
+// A read is a const peek: it cannot rebase the shard's deadline epoch, so after one long jump of
+// the clock with no write it must still tell a far deadline (beyond the 32-bit window) that has
+// passed from one that has not, and keep an entry without a deadline, whose mark reads as the
+// window's end (49.7 days) on the quick check.
+TEST(ShardedCache, ReadsAfterALongJumpWithoutWritesKeepDeadlinesExact) {
+  Sharded cache({}, 1);
+  cache.put(1, 10, std::chrono::days(60));
+  cache.put(2, 20);
+  cache.put(3, 30, std::chrono::days(400));
+  cache.clock().advance(std::chrono::days(60) - 1ms);
+  EXPECT_EQ(cache.get(1), 10);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(1), std::nullopt);
+  EXPECT_EQ(cache.get(2), 20);
+  EXPECT_EQ(cache.get(3), 30);
+  cache.clock().advance(std::chrono::days(340));
+  EXPECT_EQ(cache.get(2), 20);
+  EXPECT_EQ(cache.get(3), std::nullopt);
+  EXPECT_FALSE(cache.contains(3));
+  EXPECT_TRUE(cache.contains(2));
+}
+
 TEST(ShardedCache, ClearEmptiesEveryShard) {
   Sharded cache({}, 8);
   for (int key = 0; key < 1000; ++key) cache.put(key, key);

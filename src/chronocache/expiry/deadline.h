@@ -56,6 +56,13 @@ class DeadlineEpoch {
     return stored > relative_now;
   }
 
+  // `now` is before epoch + stored: exact for every stored value but kNoDeadlineInWindow, which
+  // it reads as a deadline at the window's end (epoch + 2^32 - 1 ms, later than any far
+  // deadline's "beyond the window" and than any `now` until 49.7 days without a rebase).
+  bool is_before_window_deadline(StoredDeadline stored, TimePoint now) const noexcept {
+    return epoch_ + Duration(stored) > now;
+  }
+
   // Exact for any `now`, rebased or not; used by const paths that may not rebase.
   bool is_live_at(StoredDeadline stored, TimePoint now) const noexcept {
     return stored == kNoDeadlineInWindow || epoch_ + Duration(stored) > now;
