@@ -73,7 +73,7 @@ class ShardedCache {
   using key_type = K;
   using mapped_type = V;
 
-  // The shard takes 12 hash bits of its own (shard_index): more shards would share bits with
+  // The shard takes 12 hash bits of its own (shard_of): more shards would share bits with
   // the table's directory.
   static constexpr std::size_t kMaxShards = 4096;
 
@@ -233,13 +233,10 @@ class ShardedCache {
   static constexpr int kShardSlotShift = std::countr_zero(sizeof(ShardSlot));
   static_assert(kShardSlotShift <= 32);
 
-  // Bits 32..43 of the hash: the table uses bits 0..31 (tag, home group) and the top 20 at most
-  // (directory), so the shard choice is independent of where the key lands inside its shard.
-  // shard_of takes the same bits already scaled to the shard's byte offset: one shift less
-  // (callgrind: one instruction a call).
-  std::size_t shard_index(std::uint64_t h) const noexcept {
-    return static_cast<std::size_t>(h >> 32) & (shard_count_ - 1);
-  }
+  // The shard is bits 32..43 of the hash: the table uses bits 0..31 (tag, home group) and the
+  // top 20 at most (directory), so the shard choice is independent of where the key lands inside
+  // its shard. They are taken already scaled to the shard's byte offset: one shift less than an
+  // index (callgrind: one instruction a call).
   CC_ALWAYS_INLINE ShardSlot& shard_of(Hashed h) noexcept {
     const auto offset =
         static_cast<std::size_t>(h.value >> (32 - kShardSlotShift)) & shard_offset_mask_;
