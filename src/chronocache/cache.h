@@ -864,11 +864,16 @@ class Cache {
       remember_far_deadline(slot, deadline);
     }
     // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
-    // on every put would chain each put to the previous one through memory.
-    if (deadline < next_expiry_lower_bound_) [[unlikely]]
-      next_expiry_lower_bound_ = deadline;
-    if (deadline < cycle_min_deadline_) [[unlikely]]
+    // on every put would chain each put to the previous one through memory. Nested, because
+    // next_expiry_lower_bound_ <= cycle_min_deadline_ always (the cycle's minimum is of stored
+    // deadlines, which the lower bound is below, until a cycle's end makes it the new bound), so
+    // a deadline not below the cycle's minimum is not below the bound either: the common put
+    // tests one (callgrind, putSingle: 2 instructions fewer).
+    CC_ASSERT(next_expiry_lower_bound_ <= cycle_min_deadline_);
+    if (deadline < cycle_min_deadline_) [[unlikely]] {
       cycle_min_deadline_ = deadline;
+      if (deadline < next_expiry_lower_bound_) next_expiry_lower_bound_ = deadline;
+    }
   }
 
   // The far-deadline map is touched only by TTLs beyond the ~49-day window: its calls stay out of

@@ -69,13 +69,14 @@ class DeadlineEpoch {
   }
 
   // kNoDeadlineInWindow when `deadline` is kNever or beyond the window. The common case (a
-  // deadline inside the window) costs one subtraction and one compare: the difference is taken
-  // in unsigned arithmetic, so deadlines at or before the epoch and kNever both land above the
-  // window and go to the rare branch.
+  // deadline inside the window, or at the epoch itself, whose 0 is kExpiredMark) costs one
+  // subtraction and one compare: the difference is taken in unsigned arithmetic, so deadlines
+  // before the epoch and kNever both land above the window and go to the rare branch.
   StoredDeadline encode(TimePoint deadline) const noexcept {
+    static_assert(kExpiredMark == 0);
     const std::uint64_t delta = static_cast<std::uint64_t>(deadline.time_since_epoch().count()) -
                                 static_cast<std::uint64_t>(epoch_.time_since_epoch().count());
-    if (delta - 1 < static_cast<std::uint64_t>(kWindow.count())) [[likely]]
+    if (delta <= static_cast<std::uint64_t>(kWindow.count())) [[likely]]
       return static_cast<StoredDeadline>(delta);
     return deadline <= epoch_ ? kExpiredMark : kNoDeadlineInWindow;
   }
