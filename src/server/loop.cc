@@ -440,9 +440,12 @@ bool Loop::refit_loose_segments(SteadyTime stop_at) {
   std::size_t refitted = 0;
   bool out_of_time = false;
   const auto keep_going = [&] {
-    out_of_time = refitted >= kLooseSegmentsAtLeast && std::chrono::steady_clock::now() >= stop_at;
-    refitted += out_of_time ? 0 : 1;
-    return !out_of_time;
+    if (refitted >= kLooseSegmentsAtLeast && std::chrono::steady_clock::now() >= stop_at) {
+      out_of_time = true;
+      return false;
+    }
+    ++refitted;
+    return true;
   };
   for (std::size_t i = 0; i < state_.keyspace.count() && !out_of_time; ++i)
     state_.keyspace.db(i).shrink_loose_segments_while(keep_going);
