@@ -19,8 +19,18 @@ Reported (medians over the repetitions): requests/s, p50 and p99 (ms, redis-benc
 columns), and server CPU microseconds per request (utime + stime from /proc/PID/stat across the
 run, all the server's threads, divided by the requests); for chronocached also its state lock's
 figures (INFO state_lock_*: time held and waited for, per request), the inputs of the scaling
-model in docs/design/server.md. Then the ratios the issue's targets name:
+model in docs/design/server.md; the client's CPU per request (redis-benchmark's rusage) and the
+cores server and client keep busy together, which says how full the machine already is. Then the
+ratios the issue's targets name:
 ours-t2 / ours-t1 for throughput and CPU, and ours / redis-io2 for throughput.
+
+Requests/s are the server's own: its INFO total_commands_processed, sampled every 0.1 s over one
+connection while the load runs, counted from 10 % to 90 % of the run (the steady part, without
+connecting and draining). redis-benchmark's own figure is not used: with --threads, the client
+thread that does not send the last request stops at its next 250 ms timer, so the run's elapsed
+time, and the requests/s redis-benchmark derives from it, comes in steps of 250 ms (measured:
+-n 150 000 / 170 000 / 190 000 / 210 000 took 1.753 / 2.001 / 2.254 / 2.501 s), up to 12 % off on
+a 2 s run, and a ratio of two runs inherits two such steps.
 
 Note redis-server's io-threads: Redis 7 only activates them when there are enough pending writes
 (it turns them off below 2 x io-threads clients with pending output), so under light load it runs
@@ -30,17 +40,23 @@ as one thread; INFO's io_threads_active says which. Standard library only.
 import argparse
 import csv
 import io
+import os
 import pathlib
+import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
 import run_server_bench as server_bench  # noqa: E402  (Server: start, PING, CPU from /proc)
 
 ALL_CPUS = "0-1"
+SAMPLE_PERIOD_S = 0.1
+STEADY_FROM, STEADY_TO = 0.1, 0.9  # the part of a run's requests its requests/s is taken over
 
 
 def start_servers(args):
@@ -73,6 +89,58 @@ def lock_figures(server):
             for k in ("acquisitions", "held_usec", "wait_usec")}
 
 
+class CommandCounter:
+    """One connection that reads a server's INFO total_commands_processed (Redis and ours)."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.buffer = b""
+
+    def close(self):
+        self.sock.close()
+
+    def _read_until(self, size):
+        while len(self.buffer) < size:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the sampling connection")
+            self.buffer += chunk
+
+    def commands(self):
+        self.sock.sendall(b"INFO stats\r\n")
+        while b"\r\n" not in self.buffer:
+            self._read_until(len(self.buffer) + 1)
+        header, _, self.buffer = self.buffer.partition(b"\r\n")
+        if not header.startswith(b"$"):
+            raise RuntimeError(f"INFO answered {header!r}")
+        length = int(header[1:])
+        self._read_until(length + 2)
+        body, self.buffer = self.buffer[:length], self.buffer[length + 2:]
+        for line in body.decode().splitlines():
+            if line.startswith("total_commands_processed:"):
+                return int(line.split(":", 1)[1])
+        raise RuntimeError("INFO stats has no total_commands_processed")
+
+
+def steady_rate(samples, requests):
+    """Requests/s between the samples taken at STEADY_FROM and STEADY_TO of the run's requests.
+
+    samples: (monotonic seconds, total_commands_processed) in order, the first taken before the
+    load began. Every sample is itself one INFO command, which is taken out of the count."""
+    start = samples[0][1]
+    done = [(t, count - start - i) for i, (t, count) in enumerate(samples)]
+    steady = [(t, n) for t, n in done if STEADY_FROM * requests <= n <= STEADY_TO * requests]
+    if len(steady) < 3:
+        sys.exit(f"a run of {requests} requests gave {len(steady)} samples in its steady part; "
+                 "raise --requests")
+    (t0, n0), (t1, n1) = steady[0], steady[-1]
+    return (n1 - n0) / (t1 - t0)
+
+
+def client_cpu_seconds(before, after):
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run_benchmark(server, test, pipeline, requests, args):
     ours = server.name.startswith(("ours-", "base-"))  # chronocached: it has lock figures
     if ours:
@@ -81,16 +149,29 @@ def run_benchmark(server, test, pipeline, requests, args):
     command = [args.redis_benchmark, "-h", "127.0.0.1", "-p", str(server.port), "--threads", "2",
                "-c", str(args.clients), "-n", str(requests), "-r", str(args.keys), "-d", "16",
                "-P", str(pipeline), "-t", test, "--csv"]
-    cpu_before = server.cpu_seconds()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-    cpu_after = server.cpu_seconds()
-    rows = [r for r in csv.DictReader(io.StringIO(done.stdout)) if r.get("test")]
-    if done.returncode != 0 or len(rows) != 1:
-        sys.exit(f"redis-benchmark failed: {' '.join(command)}\n{done.stdout}\n{done.stderr}")
+    counter = CommandCounter(server.port)
+    try:
+        samples = [(time.monotonic(), counter.commands())]
+        cpu_before = server.cpu_seconds()
+        client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        load = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while load.poll() is None:
+            time.sleep(SAMPLE_PERIOD_S)
+            samples.append((time.monotonic(), counter.commands()))
+        stdout, stderr = load.communicate()
+        cpu_after = server.cpu_seconds()
+        client_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the load, now reaped
+    finally:
+        counter.close()
+    rows = [r for r in csv.DictReader(io.StringIO(stdout)) if r.get("test")]
+    if load.returncode != 0 or len(rows) != 1:
+        sys.exit(f"redis-benchmark failed: {' '.join(command)}\n{stdout}\n{stderr}")
     row = rows[0]
-    result = {"rps": float(row["rps"]), "p50": float(row["p50_latency_ms"]),
+    result = {"rps": steady_rate(samples, requests), "benchmark_rps": float(row["rps"]),
+              "p50": float(row["p50_latency_ms"]),
               "p99": float(row["p99_latency_ms"]),
-              "cpu_us": (cpu_after - cpu_before) * 1e6 / requests}
+              "cpu_us": (cpu_after - cpu_before) * 1e6 / requests,
+              "client_cpu_us": client_cpu_seconds(client_before, client_after) * 1e6 / requests}
     if ours:
         lock = lock_figures(server)
         result["held_us"] = lock["held_usec"] / requests
@@ -162,8 +243,23 @@ def main():
                       f"{median(pipeline, test, name, 'wait_us'):.3f} | "
                       f"{median(pipeline, test, name, 'per_batch'):.1f} |")
     print()
-    print("| pipeline | test | t2/t1 requests/s | t2/t1 CPU per request | ours-t2 / redis-io2 "
-          "requests/s | ours-t1 / redis CPU per request |")
+    cpus = os.cpu_count() or 1
+    busy = lambda pipeline, test, name: ((median(pipeline, test, name, "cpu_us") +
+                                          median(pipeline, test, name, "client_cpu_us")) *
+                                         median(pipeline, test, name, "rps") / 1e6)
+    print(f"The machine's {cpus} CPUs: CPU µs per request of the client (redis-benchmark), and "
+          "the cores server and client keep busy together (CPU per request x requests/s)")
+    print("| pipeline | test | server | client CPU µs/req | cores busy |")
+    print("|---|---|---|---|---|")
+    for pipeline in (1, 16):
+        for test in ("set", "get"):
+            for name in names:
+                print(f"| {pipeline} | {test.upper()} | {name} | "
+                      f"{median(pipeline, test, name, 'client_cpu_us'):.2f} | "
+                      f"{busy(pipeline, test, name):.2f} |")
+    print()
+    print("| pipeline | test | t2/t1 requests/s | t2/t1 CPU per request | "
+          "ours-t2 / redis-io2 requests/s | ours-t1 / redis CPU per request |")
     print("|---|---|---|---|---|---|")
     for pipeline in (1, 16):
         for test in ("set", "get"):
