@@ -82,7 +82,7 @@ format: setup
 # the many-clients test of its event loops (tests/integration/test_threads.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
-	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test \
+	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
 	  exit_with_live_caches_test exit_with_live_caches chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:

@@ -76,6 +76,7 @@
 #include <thread>
 
 #include "chronocache/base/assert.h"
+#include "chronocache/base/cpu_relax.h"
 #include "chronocache/base/mutex.h"
 #include "chronocache/base/thread_annotations.h"
 
@@ -259,11 +260,6 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     const std::size_t number = next.fetch_add(1, std::memory_order_relaxed);
     this_thread_offset = (1 + number % process_stripes()) * sizeof(Stripe);
     return *stripe_at(this_thread_offset);
-  }
-  static void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
   }
   // Readers are inside for a lookup and a copy: spin, then let them run (a reader preempted
   // inside its section holds the writer up until it is scheduled again). `entered` is loaded
