@@ -5,6 +5,13 @@
     python3 bench/server/run_bgsave_load_bench.py --compare idle=/tmp/a/chronocached \
         batch=/tmp/b/chronocached          # several builds, rounds alternated
     python3 bench/server/run_bgsave_load_bench.py --keys 200000 --reps 3 --window-s 1  # shorter
+    TMPDIR=/dev/shm python3 bench/server/run_bgsave_load_bench.py   # the file on tmpfs
+
+By default the one --server runs twice per round, as it starts (`normal`) and with
+`--realtime-loops yes` (its loops in SCHED_FIFO; the snapshot worker leaves that class), the
+setting for a server that shares its CPUs with batch work. The snapshot goes to a temporary
+directory (TMPDIR): on this VM's disk a BGSAVE's final fsync beside the burners sometimes waits
+seconds to minutes for the virtual disk (docs/performance.md), which tmpfs leaves out.
 
 The question (the snapshot writer's worker under SCHED_IDLE took 11 s for a 1 M-key BGSAVE while
 a compile ran beside the server, against ~0.4 s alone): how long a BGSAVE takes, and what a client
@@ -47,6 +54,7 @@ import multiprocessing
 import os
 import pathlib
 import random
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -116,9 +124,9 @@ class CpuWindow:
 class Server:
     """chronocached on a free port, its files in `workdir`, pinned to `cpu` unless it is ""."""
 
-    def __init__(self, binary, workdir, cpu, niceness):
+    def __init__(self, command, workdir, cpu, niceness):
         self.port = server_bench.free_port()
-        argv = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", workdir,
+        argv = [*command, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", workdir,
                 "--dbfilename", "dump.ccsnap", "--save", ""]
         if cpu != "":
             argv = ["taskset", "-c", cpu, *argv]  # taskset execs: the pid is the server's
@@ -171,13 +179,13 @@ class Server:
                 self.proc.wait()
 
 
-def make_seed_file(binary, keys, workdir, cpu, niceness):
+def make_seed_file(command, keys, workdir, cpu, niceness):
     """Loads `keys` keys into a server by pipelined SETs and SAVEs them: the file every round
     starts from (a restart loads 1 M keys in ~0.13 s; SETs take seconds)."""
     rng = random.Random(42)
     chunks = server_bench.resp_chunks(
         encode((b"SET", key_name(n), b"%016x" % rng.getrandbits(64))) for n in range(keys))
-    server = Server(binary, workdir, cpu, niceness)
+    server = Server(command, workdir, cpu, niceness)
     try:
         log(f"loading {keys:,} keys")
         expiry_bench.load(server.port, chunks, keys)
@@ -264,10 +272,10 @@ def bgsave_window(server, seconds):
     return durations
 
 
-def run_round(binary, seed_file, workdir, args):
+def run_round(command, seed_file, workdir, args):
     """The four windows of one round: {window: {"p50", "p99" (ms), "foreign", "bgsave" (s)}}."""
     shutil.copyfile(seed_file, os.path.join(workdir, "dump.ccsnap"))
-    server = Server(binary, workdir, args.server_cpu, args.server_niceness)
+    server = Server(command, workdir, args.server_cpu, args.server_niceness)
     burners = []
     stop_probe = multiprocessing.Event()
     samples_out = multiprocessing.Queue()
@@ -391,8 +399,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--server", default=str(server_bench.REPO_ROOT /
                                                 "build/release/src/server/chronocached"))
-    parser.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
-                        help="several chronocached builds, rounds alternated")
+    parser.add_argument("--compare", nargs="+", metavar="NAME=COMMAND",
+                        help="several chronocached builds or settings, rounds alternated; "
+                        "COMMAND is a binary and its arguments ('b=/tmp/x --hz 100')")
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3, help="rounds per build")
     parser.add_argument("--window-s", type=float, default=2.0,
@@ -408,11 +417,15 @@ def main():
     parser.add_argument("--probe-niceness", type=int, default=-10,
                         help="for the probe and this script, when run as root")
     args = parser.parse_args()
-    builds = dict(spec.split("=", 1) for spec in args.compare) if args.compare else \
-        {"chronocached": args.server}
-    for name, binary in builds.items():
-        if not os.path.exists(binary):
-            sys.exit(f"{name}: {binary} not found")
+    if args.compare:
+        builds = {name: shlex.split(command)
+                  for name, command in (spec.split("=", 1) for spec in args.compare)}
+    else:  # the server's two scheduling settings (docs/performance.md, "Real-time loops")
+        builds = {"normal": [args.server],
+                  "realtime-loops": [args.server, "--realtime-loops", "yes"]}
+    for name, command in builds.items():
+        if not os.path.exists(command[0]):
+            sys.exit(f"{name}: {command[0]} not found")
     if not shutil.which("taskset"):
         sys.exit("taskset not found (util-linux)")
     if os.cpu_count() < 2:
@@ -424,7 +437,7 @@ def main():
     first = next(iter(builds.values()))
     # The compiler and flags of the build tree the binary sits in (build/<preset>/src/server/),
     # else of this checkout's release tree (a --compare binary copied out of it).
-    parents = pathlib.Path(first).resolve().parents
+    parents = pathlib.Path(first[0]).resolve().parents
     build_dir = parents[2] if len(parents) > 2 and (parents[2] / "CMakeCache.txt").exists() \
         else server_bench.REPO_ROOT / "build" / "release"
     print(conditions(args, build_dir), flush=True)
@@ -437,9 +450,9 @@ def main():
         run_dir = os.path.join(workdir, "run")
         os.mkdir(run_dir)
         for i in range(args.reps):
-            for name, binary in builds.items():
+            for name, command in builds.items():
                 log(f"round {i + 1}/{args.reps}: {name}")
-                results[name].append(run_round(binary, seed_file, run_dir, args))
+                results[name].append(run_round(command, seed_file, run_dir, args))
     print()
     report(results, args)
 

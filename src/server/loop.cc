@@ -1,11 +1,14 @@
 #include "server/loop.h"
 
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -41,6 +44,19 @@ constexpr chronocache::Duration kCompactionTick{10};
 // before it sleeps: the lock is held ~0.6 µs a request, and sleeping and being woken cost both
 // loops more than that. Measured in docs/design/server.md ("The state lock spins").
 constexpr int kStateLockTries = 200;
+
+// realtime-loops: puts the calling thread (a loop) in SCHED_FIFO at the lowest real-time
+// priority. Measured beside CPU-bound processes (docs/performance.md, "Real-time loops"): a woken
+// loop in the normal class may wait for the next scheduler tick, up to 4 ms at HZ=250, whenever
+// it has just used CPU (a BGSAVE's capture); in the real-time class it runs at once. Threads the
+// loop starts later inherit the class unless they leave it (the snapshot writer's worker does:
+// it is background work). Empty on success, else why not.
+std::string enter_realtime_class() {
+  sched_param lowest{};
+  lowest.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &lowest) == 0) return {};
+  return std::strerror(errno);
+}
 
 chronocache::Duration housekeeping_period(long long hz) {
   return chronocache::Duration(1000 / std::clamp<long long>(hz, 1, 1000));
@@ -137,6 +153,15 @@ void Loop::run() {
   {
     const Locked lock(*this);
     next_housekeeping_ = now_;
+    if (state_.config.realtime_loops) {
+      const std::string refused = enter_realtime_class();
+      if (!refused.empty() && index_ == 0) {
+        state_.logger.log("warning",
+                          "realtime-loops yes: the event loops stay in the normal scheduling "
+                          "class (SCHED_FIFO refused: " +
+                              refused + "; it needs CAP_SYS_NICE or an RLIMIT_RTPRIO of 1)");
+      }
+    }
   }
   events_.run([this] { return tick_ms_; }, [this] { on_wakeup(); }, [this] { after_batch(); },
               [this] { on_tick(); });

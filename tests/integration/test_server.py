@@ -12,6 +12,9 @@ import time
 import pytest
 import redis
 
+from conftest import ServerProcess
+from support import wait_for
+
 ARG_TYPES = {"key", "string", "integer", "double", "pattern", "unix-time", "pure-token",
              "oneof", "block"}
 
@@ -553,3 +556,75 @@ def test_slowlog_function_and_script_are_empty(r):
     assert r.script_exists("e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "x") == [False, False]
     with pytest.raises(redis.ResponseError, match="^unknown subcommand 'LOAD'. Try SCRIPT HELP.$"):
         r.execute_command("SCRIPT", "LOAD", "return 1")
+
+
+# ---- realtime-loops: the event loops in SCHED_FIFO --------------------------------------------
+
+SCHED_OTHER, SCHED_FIFO = 0, 1
+
+
+def thread_scheduling(pid):
+    """{tid: (policy, nice)} of a process's threads (proc(5) stat fields 41 and 19)."""
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue  # the thread ended between the listing and the read
+        threads[int(tid)] = (int(fields[38]), int(fields[16]))
+    return threads
+
+
+def in_fifo(pid):
+    return sorted(t for t, (policy, _) in thread_scheduling(pid).items() if policy == SCHED_FIFO)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="SCHED_FIFO needs CAP_SYS_NICE")
+def test_realtime_loops_puts_each_loop_in_sched_fifo_and_the_snapshot_worker_leaves_it(
+        start_server, tmp_path):
+    s = start_server("--threads", "2", "--realtime-loops", "yes", "--enable-debug-command", "yes",
+                     "--dir", str(tmp_path))
+    c = s.client()
+    assert c.config_get("realtime-loops") == {"realtime-loops": "yes"}
+    pid = s.proc.pid
+    assert wait_for(lambda: len(in_fifo(pid)) == 2), thread_scheduling(pid)
+    loops = in_fifo(pid)
+    assert pid in loops  # loop 0 runs on the main thread
+
+    c.set("k", "v")
+    before = set(thread_scheduling(pid))
+    c.execute_command("DEBUG", "SNAPSHOT-SLICE", 0)  # the BGSAVE stays open: its worker too
+    assert c.bgsave() is True
+    workers = [t for t in thread_scheduling(pid) if t not in before]
+    assert len(workers) == 1, thread_scheduling(pid)
+    # Background work: out of the real-time class it was born in, five nice steps down.
+    assert wait_for(lambda: thread_scheduling(pid).get(workers[0]) == (SCHED_OTHER, 5)), \
+        thread_scheduling(pid)
+    assert in_fifo(pid) == loops
+    c.execute_command("DEBUG", "SNAPSHOT-SLICE", -1)
+    assert wait_for(lambda: c.info("persistence")["rdb_bgsave_in_progress"] == 0)
+    assert c.info("persistence")["rdb_last_bgsave_status"] == "ok"
+    with pytest.raises(redis.ResponseError, match="can't set immutable config"):
+        c.config_set("realtime-loops", "no")
+
+
+def test_realtime_loops_is_off_by_default(server):
+    assert server.client().config_get("realtime-loops") == {"realtime-loops": "no"}
+    assert in_fifo(server.proc.pid) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root to take CAP_SYS_NICE away (setpriv)")
+def test_realtime_loops_refused_leaves_the_loops_as_they_are_and_says_why(server_binary, tmp_path):
+    s = ServerProcess(["setpriv", "--bounding-set", "-sys_nice", server_binary, "--port", "0",
+                       "--realtime-loops", "yes", "--dir", str(tmp_path)])
+    try:
+        c = s.client()
+        assert c.ping() is True
+        assert c.set("k", "v") is True and c.get("k") == b"v"
+        assert in_fifo(s.proc.pid) == []
+    finally:
+        assert s.stop() == 0
+    assert any("realtime-loops yes: the event loops stay in the normal scheduling class" in line
+               and "Operation not permitted" in line for line in s.log), "".join(s.log)

@@ -224,6 +224,7 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::hz, 1, 500>("hz", true),
       integer_param<&ServerConfig::threads, 0, 1024>("threads", false),
       integer_param<&ServerConfig::threads, 0, 1024>("io-threads", false),  // Redis's name
+      bool_param<&ServerConfig::realtime_loops>("realtime-loops", false),
       memory_param<&ServerConfig::maxmemory>("maxmemory", true),
       ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
                   set_maxmemory_policy, true},
@@ -263,8 +264,9 @@ const char* const kUsage =
     "\n"
     "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
-    "          tcp-backlog hz threads (io-threads) maxmemory maxmemory-policy loglevel logfile dir "
-    "dbfilename\n"
+    "          tcp-backlog hz threads (io-threads) realtime-loops maxmemory maxmemory-policy "
+    "loglevel\n"
+    "          logfile dir dbfilename\n"
     "          activedefrag active-defrag-ignore-bytes active-defrag-threshold-lower\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";

@@ -40,6 +40,10 @@ struct ServerConfig {
   long long hz = 10;
   // Event loops (threads). 0: one per CPU the process may run on, resolved at start.
   long long threads = 0;
+  // Event loops in the real-time class (SCHED_FIFO 1), for a server that shares its CPUs with
+  // batch work: a woken loop then runs at once instead of at the next scheduler tick. Needs
+  // CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1; without them the loops stay as they are.
+  bool realtime_loops = false;
   long long maxmemory = 0;
   std::string maxmemory_policy = "noeviction";  // one of kMaxmemoryPolicies (maxmemory_policy.h)
   long long maxmemory_samples = 5;              // keys the sampled policies look at per victim
