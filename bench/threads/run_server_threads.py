@@ -44,7 +44,6 @@ import os
 import pathlib
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -52,6 +51,7 @@ import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
+import run_expiry_bench as expiry_bench  # noqa: E402  (Connection, info_fields)
 import run_server_bench as server_bench  # noqa: E402  (Server: start, PING, CPU from /proc)
 
 ALL_CPUS = "0-1"
@@ -89,37 +89,9 @@ def lock_figures(server):
             for k in ("acquisitions", "held_usec", "wait_usec")}
 
 
-class CommandCounter:
-    """One connection that reads a server's INFO total_commands_processed (Redis and ours)."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.buffer = b""
-
-    def close(self):
-        self.sock.close()
-
-    def _read_until(self, size):
-        while len(self.buffer) < size:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the sampling connection")
-            self.buffer += chunk
-
-    def commands(self):
-        self.sock.sendall(b"INFO stats\r\n")
-        while b"\r\n" not in self.buffer:
-            self._read_until(len(self.buffer) + 1)
-        header, _, self.buffer = self.buffer.partition(b"\r\n")
-        if not header.startswith(b"$"):
-            raise RuntimeError(f"INFO answered {header!r}")
-        length = int(header[1:])
-        self._read_until(length + 2)
-        body, self.buffer = self.buffer[:length], self.buffer[length + 2:]
-        for line in body.decode().splitlines():
-            if line.startswith("total_commands_processed:"):
-                return int(line.split(":", 1)[1])
-        raise RuntimeError("INFO stats has no total_commands_processed")
+def commands_processed(conn):
+    """A server's INFO total_commands_processed (Redis's and ours), over `conn`."""
+    return int(expiry_bench.info_fields(conn, "stats")["total_commands_processed"])
 
 
 def steady_rate(samples, requests):
@@ -149,15 +121,15 @@ def run_benchmark(server, test, pipeline, requests, args):
     command = [args.redis_benchmark, "-h", "127.0.0.1", "-p", str(server.port), "--threads", "2",
                "-c", str(args.clients), "-n", str(requests), "-r", str(args.keys), "-d", "16",
                "-P", str(pipeline), "-t", test, "--csv"]
-    counter = CommandCounter(server.port)
+    counter = expiry_bench.Connection(server.port)
     try:
-        samples = [(time.monotonic(), counter.commands())]
+        samples = [(time.monotonic(), commands_processed(counter))]
         cpu_before = server.cpu_seconds()
         client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         load = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         while load.poll() is None:
             time.sleep(SAMPLE_PERIOD_S)
-            samples.append((time.monotonic(), counter.commands()))
+            samples.append((time.monotonic(), commands_processed(counter)))
         stdout, stderr = load.communicate()
         cpu_after = server.cpu_seconds()
         client_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the load, now reaped

@@ -41,8 +41,8 @@ constexpr chronocache::Duration kShortestTick{1};
 // 20-30 % of the server's CPU samples in make bench-expiry's expiry window (perf).
 constexpr chronocache::Duration kCompactionTick{10};
 // A loop that finds the state lock taken tries this many times, a pause apart (a few µs in all),
-// before it sleeps: the lock is held ~0.6 µs a request, and sleeping and being woken cost both
-// loops more than that. Measured in docs/design/server.md ("The state lock spins").
+// before it sleeps: the lock is held under a microsecond a request, and sleeping and being woken
+// cost both loops more than that. Measured in docs/design/server.md ("The state lock spins").
 constexpr int kStateLockTries = 200;
 
 // realtime-loops: puts the calling thread (a loop) in SCHED_FIFO at the lowest real-time

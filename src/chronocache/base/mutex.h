@@ -41,9 +41,8 @@ class CC_CAPABILITY("mutex") Mutex {
   void lock() CC_ACQUIRE() { mu_.lock(); }
   void unlock() CC_RELEASE() { mu_.unlock(); }
   bool try_lock() CC_TRY_ACQUIRE(true) { return mu_.try_lock(); }
-  // lock(), after up to `tries` attempts a pause apart: for a lock held for less than a sleep and
-  // a wake-up on the futex cost (both system calls, and a context switch on each side), such as
-  // chronocached's state lock, held ~0.6 µs a request.
+  // lock(), after up to `tries` attempts a pause apart: for a lock held for less time than a sleep
+  // and a wake-up on the futex cost (both system calls, and a context switch on each side).
   void lock_spinning(int tries) CC_ACQUIRE() {
     for (; tries > 0; --tries) {
       if (mu_.try_lock()) return;
