@@ -40,6 +40,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <concepts>
@@ -55,6 +56,7 @@
 #include "chronocache/capture.h"
 #include "chronocache/clock/clock.h"
 #include "chronocache/clock/coarse_clock.h"
+#include "chronocache/concurrency/atomic_word.h"
 #include "chronocache/expiry/deadline.h"
 #include "chronocache/memory/heap_bytes.h"
 #include "chronocache/options.h"
@@ -594,7 +596,14 @@ class Cache {
     Peek() = default;
     explicit operator bool() const noexcept { return static_cast<bool>(ref_); }
     const K& key() const noexcept { return ref_.slot->key; }
-    const V& value() const noexcept { return ref_.slot->value; }
+    // The value, copied out. Where writers may overwrite it beside readers
+    // (overwrite_beside_readers), it is read as the one atomic word it is.
+    V value() const noexcept {
+      if constexpr (kOverwritesBesideReaders)
+        return std::atomic_ref<V>(ref_.slot->value).load(std::memory_order_relaxed);
+      else
+        return ref_.slot->value;
+    }
     const typename Policy::Meta& meta() const noexcept { return table_->meta(ref_); }
     SlotId id() const noexcept { return ref_.id(); }  // for note_access later
 
@@ -612,15 +621,67 @@ class Cache {
                                                  OnHit&& on_hit, OnMiss&& on_miss) const {
     const Ref ref = table_.find(key, h.value);
     if (!ref) return on_miss();
+    // The deadline is loaded once, before the value (Peek::value): an overwrite beside readers
+    // stores the value first and the deadline last (overwrite_beside_readers says why that pair
+    // is always consistent). Acquire and relaxed loads are plain moves on x86.
+    const detail::StoredDeadline deadline = load_deadline(*ref.slot);
     // live_at, with the test for "no deadline in the window" moved behind the common answer: that
     // mark reads as a deadline at the window's end, after every `now` and far deadline a rebase
     // allows, so only an entry that looks expired takes the exact check, out of line (callgrind,
     // engine_ops chronocache_sharded: 2 instructions a hit fewer than testing the mark first;
     // inlined whole, the far-deadline lookup cost ~10 more).
-    const bool live = epoch_.is_before_window_deadline(ref.slot->deadline, now) ||
-                      live_outside_window(*ref.slot, now);
+    const bool live =
+        epoch_.is_before_window_deadline(deadline, now) || live_outside_window(*ref.slot, now);
     if (!live) return on_miss();
     return on_hit(Peek(ref, table_));
+  }
+
+  // ---- An overwrite beside readers (ShardedCache) -----------------------------------------
+  // Whether values can be overwritten while peek_prehashed readers copy them: a value that is
+  // one lock-free atomic word.
+  static constexpr bool kOverwritesBesideReaders = detail::is_one_atomic_word<V>();
+
+  // put_prehashed's overwrite of a live entry, made while readers may be inside peek_prehashed
+  // (the caller excludes every other call that is not const): true once `value` and `deadline`
+  // are stored and the policy has heard of the access, as put_prehashed would leave them. False,
+  // changing nothing, unless the key has a live entry, no capture runs, no rebase is due and
+  // the deadline is in the window (or kNoExpiry) and not before the entry's: the caller then
+  // takes the exclusive path. Most overwrites qualify (a TTL refreshed, a value replaced).
+  //
+  // Why a reader always sees a consistent entry: the value is stored first and the deadline
+  // last (release); a reader loads the deadline (acquire), then the value. So the value a
+  // reader copies is the one stored with the deadline it loaded or a later one, and as
+  // deadlines only grow here (each write section that may lower one excludes readers), that
+  // value's own deadline is no earlier than the one the reader checked: if the entry looked
+  // live, it was live with that value. A reader that finds the deadline passed reports a miss,
+  // which is the entry as it was before the overwrites it has not seen the deadline of.
+  template <class Q>
+  CC_ALWAYS_INLINE bool overwrite_beside_readers(const Q& key, V value, TimePoint deadline,
+                                                 Hashed h,
+                                                 TimePoint now) requires kOverwritesBesideReaders {
+    const std::uint64_t relative_now = epoch_.unchecked_relative_now(now);
+    if (capture_ != nullptr || !detail::DeadlineEpoch::is_usable(relative_now)) return false;
+    const detail::StoredDeadline stored = epoch_.encode(deadline);
+    if (stored == detail::kNoDeadlineInWindow && deadline != kNoExpiry) return false;  // far
+    const Ref ref = table_.find(key, h.value);
+    if (!ref) return false;
+    const detail::StoredDeadline old = ref.slot->deadline;
+    // A live entry whose deadline is not after the new one: in the window, or none at all (the
+    // mark with no far deadline anywhere).
+    const bool live =
+        old == detail::kNoDeadlineInWindow
+            ? far_.empty()
+            : detail::DeadlineEpoch::is_live(old, static_cast<std::uint32_t>(relative_now));
+    if (!live || stored < old || deadline <= now) return false;
+    std::atomic_ref<V>(ref.slot->value).store(value, std::memory_order_relaxed);
+    std::atomic_ref<detail::StoredDeadline>(ref.slot->deadline)
+        .store(stored, std::memory_order_release);
+    // The expiry bounds need no update: the deadline did not move down.
+    if constexpr (SharedAccessPolicy<Policy>)
+      policy_.on_shared_access(table_.meta(ref));
+    else
+      policy_.on_access(table_.meta(ref));  // as a replay of logged hits beside readers does
+    return true;
   }
   // Tells the policy of an access a peek found at `id` (Peek::id()). Precondition: nothing but
   // note_access and const calls ran since that peek, so `id` still names the same entry.
@@ -844,15 +905,28 @@ class Cache {
   // Exact liveness for const paths, which may not rebase: a far deadline may have passed since the
   // last rebase when the clock jumped (a ManualClock, or a process that slept for weeks).
   bool live_at(const Slot& slot, TimePoint now) const {
-    if (slot.deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]] {
+    return live_with(slot, slot.deadline, now);
+  }
+  // live_at for the entries peek_prehashed's quick check reads as expired, kept out of its line.
+  // It loads the deadline again, as peek_prehashed does (acquire, before the value is copied):
+  // passing the one loaded cost the inline path an instruction (callgrind, getHit).
+  [[gnu::noinline]] bool live_outside_window(const Slot& slot, TimePoint now) const {
+    return live_with(slot, load_deadline(slot), now);
+  }
+  // A slot's deadline as a reader beside overwrites loads it (overwrite_beside_readers).
+  static detail::StoredDeadline load_deadline(const Slot& slot) noexcept {
+    return std::atomic_ref<detail::StoredDeadline>(
+               const_cast<detail::StoredDeadline&>(slot.deadline))
+        .load(std::memory_order_acquire);
+  }
+  // live_at for `slot` holding `deadline`.
+  CC_ALWAYS_INLINE bool live_with(const Slot& slot, detail::StoredDeadline deadline,
+                                  TimePoint now) const {
+    if (deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]] {
       const auto far = far_.find(slot.key);
       if (far != far_.end()) return far->second > now;
     }
-    return epoch_.is_live_at(slot.deadline, now);
-  }
-  // live_at for the entries peek_prehashed's quick check reads as expired, kept out of its line.
-  [[gnu::noinline]] bool live_outside_window(const Slot& slot, TimePoint now) const {
-    return live_at(slot, now);
+    return epoch_.is_live_at(deadline, now);
   }
 
   CC_ALWAYS_INLINE void set_deadline(Slot& slot, TimePoint deadline) {

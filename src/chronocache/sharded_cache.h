@@ -12,10 +12,12 @@
 //
 // IMPLEMENTATION: reads that write no shared cache line (docs/design/engine.md, "Concurrent
 // reads"). Each shard's lock is a ReadMostlyLock (concurrency/read_mostly_lock.h): a reader
-// announces itself in its own stripe, a writer waits for the shard's stripes to empty. Under the
-// shared side a read is Cache::peek_prehashed, which is const: an expired entry is reported
-// missing and left for the next write or sweep of its shard to remove. What a read would have
-// written goes to the reader's stripe of that shard instead:
+// announces itself in its own stripe, a writer waits for the shard's stripes to empty, except
+// an overwrite of a value that is one atomic word, which readers may watch (put, below; design
+// notes, "Overwrites beside readers"): it takes the writer mutex alone. Under the shared side a
+// read is Cache::peek_prehashed, which is const: an expired entry is reported missing and left for
+// the next write or sweep of its shard to remove. What a read would have written goes to the
+// reader's stripe of that shard instead:
 //   * hits and misses: how the stripe's read sections ended (ReadMostlyLock::Reader::ends_as),
 //     summed by stats();
 //   * the policy's hit: a policy with on_shared_access (Sieve, S3Fifo: one relaxed atomic store,
@@ -35,8 +37,15 @@
 //   get, contains        shared side of one shard: atomic with respect to every write of the
 //                        key (a value some put stored, never a torn one). Never blocks on other
 //                        readers; waits only while a writer holds that shard.
-//   put, erase           exclusive on one shard: atomic. They first replay the shard's logged
-//                        hits, and remove an expired entry they meet, as Cache does.
+//   put                  atomic on one shard. An overwrite of a live entry whose value is one
+//                        atomic word (an integer, a pointer, a small struct), with a deadline in
+//                        the window and not earlier than the entry's, is made under the shard's
+//                        writer mutex alone: readers of the shard read on beside it and see the
+//                        old value or the new one, each with a deadline that holds for it
+//                        (Cache::overwrite_beside_readers). Every other put is exclusive.
+//   erase                exclusive on one shard: atomic.
+//                        An exclusive put or erase first replays the shard's logged hits, and
+//                        removes an expired entry it meets, as Cache does.
 //   reclaim_expired, clear, capture_step, abandon_capture
 //                        exclusive, one shard at a time: each shard's part is atomic; the whole
 //                        is a mix of moments across shards.
@@ -129,7 +138,11 @@ class ShardedCache {
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
     ReadMostlyLock::Reader reader(slot.lock);
-    return std::as_const(*slot.cache).contains_prehashed(key, h, now);
+    // A peek, not contains_prehashed: it loads the deadline as overwrites beside readers need.
+    return std::as_const(*slot.cache)
+        .peek_prehashed(
+            key, h, now, [](const typename Shard::Peek&) CC_ALWAYS_INLINE_LAMBDA { return true; },
+            []() CC_ALWAYS_INLINE_LAMBDA { return false; });
   }
 
   template <class Q>
@@ -335,9 +348,34 @@ class ShardedCache {
   PutOutcome put_until(Q&& key, V value, TimePoint deadline, TimePoint now) {
     const Hashed h{hash_of(key)};
     ShardSlot& slot = shard_of(h);
-    ReadMostlyLock::Writer lock(slot.lock);
-    replay_logged_hits(slot);
-    return slot.cache->put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
+    if constexpr (Shard::kOverwritesBesideReaders) {
+      slot.lock.lock_beside_readers();
+      if (overwrite_beside_readers(slot, key, value, deadline, h, now)) {
+        slot.lock.unlock_beside_readers();
+        return PutOutcome::kReplaced;
+      }
+      slot.lock.exclude_readers();
+      ReadMostlyLock::Writer lock(slot.lock, ReadMostlyLock::Writer::Adopt{});
+      replay_logged_hits(slot);
+      return slot.cache->put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
+    } else {
+      ReadMostlyLock::Writer lock(slot.lock);
+      replay_logged_hits(slot);
+      return slot.cache->put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
+    }
+  }
+  // Cache::overwrite_beside_readers under the shard's writer mutex alone (unchecked: the analysis
+  // sees a shared hold and a call that is not const). Safe beside fast readers for the reasons
+  // that function gives; and the policy hears the access as from a replay of logged hits, which
+  // runs beside fast readers under the same mutex (replay_logged_hits says why that is safe).
+  // No replay is needed first: the overwrite moves no entry, so logged slot ids stay valid.
+  // noexcept: nothing in it throws for a value that is one atomic word and a key whose equality
+  // does not throw, and the caller holds the mutex without a guard across it.
+  template <class Q>
+  CC_ALWAYS_INLINE bool overwrite_beside_readers(
+      ShardSlot& slot, const Q& key, const V& value, TimePoint deadline, Hashed h,
+      TimePoint now) noexcept CC_NO_THREAD_SAFETY_ANALYSIS {
+    return slot.cache->overwrite_beside_readers(key, value, deadline, h, now);
   }
 
   template <class Fn>

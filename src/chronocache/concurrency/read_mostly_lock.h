@@ -118,28 +118,23 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
 
   // ---- Exclusive (writers) ---------------------------------------------------------------
   void lock() CC_ACQUIRE() {
-    // Another writer's section is as short: spin on try_lock before sleeping in the mutex.
-    for (int spins = 0; !writer_mu_.try_lock(); ++spins) {
-      if (spins == kSpins) {
-        writer_mu_.lock();
-        break;
-      }
-      cpu_relax();
-    }
-    // Pointers, not indexes: the count is reloaded after every atomic RMW otherwise.
-    Stripe* const first = &stripe(0);
-    Stripe* const end = first + stripe_count_;
-    for (Stripe* s = first; s != end; ++s)
-      s->entered.fetch_or(kWriterBit, std::memory_order_acquire);
-    for (Stripe* s = first; s != end; ++s) wait_for_readers(*s);
+    lock_writer_mutex();
+    set_writer_bits();
   }
   void unlock() CC_RELEASE() {
-    Stripe* const first = &stripe(0);
-    Stripe* const end = first + stripe_count_;
-    for (Stripe* s = first; s != end; ++s)
-      s->entered.fetch_and(~kWriterBit, std::memory_order_release);
+    clear_writer_bits();
     writer_mu_.unlock();
   }
+
+  // ---- Beside readers: a write that fast readers may watch being made (ShardedCache's overwrite
+  // of a value that is one atomic word). It holds the writer mutex alone, so writers, replays and
+  // slow readers wait while fast readers read on, and it writes no reader's stripe: a write
+  // costs the mutex's line and the lines it changes. If the write turns out to need readers out,
+  // exclude_readers() makes the section an exclusive one, as lock() would have, which unlock()
+  // (or a Writer adopting it) ends.
+  void lock_beside_readers() CC_ACQUIRE_SHARED() { lock_writer_mutex(); }
+  void unlock_beside_readers() CC_RELEASE_SHARED() { writer_mu_.unlock(); }
+  void exclude_readers() CC_RELEASE_SHARED() CC_ACQUIRE() { set_writer_bits(); }
 
   // ---- Shared, through writer_mu_ only: excludes writers, not fast readers. For whole-shard
   // reads (size, stats) and replays of the log, which a fast reader never sees mid-way.
@@ -219,6 +214,9 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
   class CC_SCOPED_CAPABILITY Writer {
    public:
     explicit Writer(ReadMostlyLock& lock) CC_ACQUIRE(lock) : lock_(lock) { lock.lock(); }
+    // Ends a write section the caller began (exclude_readers).
+    struct Adopt {};
+    Writer(ReadMostlyLock& lock, Adopt) CC_REQUIRES(lock) : lock_(lock) {}
     ~Writer() CC_RELEASE() { lock_.unlock(); }
     Writer(const Writer&) = delete;
     Writer& operator=(const Writer&) = delete;
@@ -261,6 +259,32 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     this_thread_offset = (1 + number % process_stripes()) * sizeof(Stripe);
     return *stripe_at(this_thread_offset);
   }
+  void lock_writer_mutex() CC_NO_THREAD_SAFETY_ANALYSIS {
+    // Another writer's section is as short: spin on try_lock before sleeping in the mutex.
+    for (int spins = 0; !writer_mu_.try_lock(); ++spins) {
+      if (spins == kSpins) {
+        writer_mu_.lock();
+        break;
+      }
+      cpu_relax();
+    }
+  }
+  // With writer_mu_ held: keeps new readers out and waits for those inside.
+  void set_writer_bits() noexcept {
+    // Pointers, not indexes: the count is reloaded after every atomic RMW otherwise.
+    Stripe* const first = &stripe(0);
+    Stripe* const end = first + stripe_count_;
+    for (Stripe* s = first; s != end; ++s)
+      s->entered.fetch_or(kWriterBit, std::memory_order_acquire);
+    for (Stripe* s = first; s != end; ++s) wait_for_readers(*s);
+  }
+  void clear_writer_bits() noexcept {
+    Stripe* const first = &stripe(0);
+    Stripe* const end = first + stripe_count_;
+    for (Stripe* s = first; s != end; ++s)
+      s->entered.fetch_and(~kWriterBit, std::memory_order_release);
+  }
+
   // Readers are inside for a lookup and a copy: spin, then let them run (a reader preempted
   // inside its section holds the writer up until it is scheduled again). `entered` is loaded
   // before the end counters (the argument at the top).
@@ -286,9 +310,13 @@ class CC_CAPABILITY("read-mostly lock") ReadMostlyLock {
     }
   }
 
-  mutable Mutex writer_mu_;
+  // Read by every read section, written by none.
   const std::size_t stripe_count_ = process_stripes();
   std::unique_ptr<Stripe[]> stripes_;  // [0]: the unassigned stripe; [1 + i]: stripe(i)
+  // In a line of its own, which writers take turns to own: sharing one with the fields above
+  // (or with what follows the lock, such as a shard's Cache) sent every reader on another core
+  // to fetch that line again after each write.
+  alignas(64) mutable Mutex writer_mu_;
 };
 
 }  // namespace chronocache
