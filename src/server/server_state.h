@@ -34,6 +34,7 @@
 #include "server/store/keyspace.h"
 #include "server/store/memory_budget.h"
 #include "server/store/record_compactor.h"
+#include "server/store/slow_log.h"
 
 namespace chronocached {
 
@@ -117,6 +118,12 @@ inline RecordCompactor::Settings compactor_settings(const ServerConfig& config) 
       .threshold_percent = static_cast<unsigned>(config.active_defrag_threshold_lower)};
 }
 
+// SLOWLOG's threshold and length.
+inline SlowLog::Settings slow_log_settings(const ServerConfig& config) {
+  return SlowLog::Settings{.slower_than_usec = config.slowlog_log_slower_than,
+                           .max_len = static_cast<std::size_t>(config.slowlog_max_len)};
+}
+
 // Snapshots' settings, as SAVE, BGSAVE and the save points take them.
 inline Snapshots::Settings snapshot_settings(const ServerConfig& config) {
   return Snapshots::Settings{.path = snapshot_path(config), .save_points = save_points(config)};
@@ -179,6 +186,7 @@ struct ServerState {
     memory.configure(memory_settings(config));
     compactor.configure(compactor_settings(config));
     snapshots.configure(snapshot_settings(config));
+    slow_log.configure(slow_log_settings(config));
     ++config_generation;
   }
 
@@ -207,6 +215,7 @@ struct ServerState {
   std::vector<std::unique_ptr<IoCounters>> io;  // by loop index
 
   ServerStats stats;
+  SlowLog slow_log;  // SLOWLOG: configured by apply_config, timed by execute_now
   std::mt19937_64 random;
   DebugControls debug;
 };

@@ -544,12 +544,83 @@ def test_latency_has_nothing_to_report(r):
     assert r.execute_command("LATENCY HELP")[0].startswith("LATENCY <subcommand>")
 
 
-def test_slowlog_function_and_script_are_empty(r):
-    assert r.slowlog_get() == []
-    assert r.slowlog_len() == 0
-    assert r.slowlog_reset() is True
+def slowlog(client, count=-1):
+    """SLOWLOG GET as sent on the wire (redis-py's slowlog_get reshapes the entries)."""
+    return client.execute_command("SLOWLOG", "GET", count)
+
+
+def test_slowlog_keeps_a_command_that_ran_past_the_threshold(own):
+    assert own.config_get("slowlog-*") == {"slowlog-log-slower-than": "10000",
+                                           "slowlog-max-len": "128"}
+    own.config_set("slowlog-log-slower-than", 50_000)
+    own.slowlog_reset()
+    own.set("quick", "v")  # far under 50 ms
+    own.execute_command("DEBUG", "SLEEP", "0.1")
+    entries = slowlog(own)
+    assert len(entries) == 1, entries
+    entry_id, when, usec, args, peer, name = entries[0]
+    assert args == ["DEBUG", "SLEEP", "0.1"]  # as sent
+    assert 100_000 <= usec < 10_000_000
+    assert abs(when - time.time()) < 60
+    assert peer == own.client_info()["addr"]
+    assert name == ""
+    assert isinstance(entry_id, int)
+    assert own.slowlog_len() == 1
+    own.config_set("slowlog-log-slower-than", -1)  # off
+    own.execute_command("DEBUG", "SLEEP", "0.06")
+    assert own.slowlog_len() == 1
+
+
+def test_slowlog_cuts_and_redacts_what_it_keeps_as_redis_does(own):
+    own.config_set("slowlog-log-slower-than", 0)  # every command
+    own.client_setname("app")
+    own.execute_command("MSET", *[f"k{i}" for i in range(40)])
+    own.set("big", "x" * 200)
+    own.config_set("requirepass", "")
+    own.execute_command("HELLO", "2", "AUTH", "default", "hunter2")
+    pipe = own.pipeline(transaction=True)
+    pipe.set("in-multi", "1")
+    pipe.execute()
+    assert {entry[5] for entry in slowlog(own)} == {"", "app"}  # before and after SETNAME
+    # (redis-py drops the connection after a failed AUTH: last, so the name above holds)
+    with pytest.raises(redis.exceptions.AuthenticationError, match="without any password"):
+        own.execute_command("AUTH", "hunter2")
+    logged = [entry[3] for entry in slowlog(own)][::-1]  # oldest first
+    mset = next(args for args in logged if args[0] == "MSET")
+    assert len(mset) == 32 and mset[30] == "k29" and mset[31] == "... (10 more arguments)"
+    assert ["SET", "big", "x" * 128 + "... (72 more bytes)"] in logged
+    assert ["AUTH", "(redacted)"] in logged
+    assert ["CONFIG", "SET", "requirepass", "(redacted)"] in logged
+    assert ["HELLO", "2", "AUTH", "(redacted)", "(redacted)"] in logged
+    assert ["SET", "in-multi", "1"] in logged  # run by EXEC, logged by itself
+    assert not any(args[0].upper() == "EXEC" for args in logged)
+    assert "hunter2" not in str(logged)
+
+
+def test_slowlog_keeps_the_newest_max_len_and_ids_never_rewind(own):
+    own.config_set("slowlog-log-slower-than", 0)
+    own.config_set("slowlog-max-len", 2)
+    for key in ("a", "b", "c"):
+        own.set(key, 1)
+    newest = slowlog(own)
+    assert [entry[3] for entry in newest] == [["SET", "c", "1"], ["SET", "b", "1"]]
+    assert newest[0][0] == newest[1][0] + 1
+    # Every command is logged after it ran, SLOWLOG GET too: it is now the newest of two.
+    latest = slowlog(own, 1)
+    assert [entry[3] for entry in latest] == [["SLOWLOG", "GET", "-1"]]
+    assert latest[0][0] == newest[0][0] + 1
+    assert own.slowlog_len() == 2
+    assert slowlog(own, 0) == []
+    assert own.slowlog_reset() is True
+    assert own.slowlog_len() == 1  # the RESET itself, logged after it ran
+    assert slowlog(own)[0][0] > newest[0][0]
     with pytest.raises(redis.ResponseError, match="greater than or equal to -1"):
-        r.slowlog_get(-2)
+        slowlog(own, -2)
+    with pytest.raises(redis.ResponseError, match="between -1 and 9223372036854775807"):
+        own.config_set("slowlog-log-slower-than", -2)
+
+
+def test_function_and_script_are_empty(r):
     assert r.function_list() == []
     assert r.function_flush() is True
     assert r.script_flush() is True

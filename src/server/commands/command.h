@@ -31,6 +31,7 @@ enum CommandFlag : std::uint32_t {
   kAllowBusy = 1u << 11,
   kMayReplicate = 1u << 12,
   kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
+  kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
 };
 
 struct CommandContext {
@@ -41,9 +42,15 @@ struct CommandContext {
   chronocache::TimePoint now;  // the engine clock, read once per batch (or per command after
                                // DEBUG ADVANCE-CLOCK)
   std::int64_t unix_ms;        // wall clock at the same moment
+  // Arguments the handler asked to keep secret (bit i: args[i]), which SLOWLOG shows as
+  // "(redacted)": AUTH's password, CONFIG SET requirepass's value, as Redis 7 hides them.
+  std::uint64_t redacted_args = 0;
 
   Db& db() { return server.keyspace.db(client.db); }
   std::size_t argc() const { return args.size(); }
+  void redact(std::size_t i) {
+    if (i < 64) redacted_args |= std::uint64_t{1} << i;
+  }
 };
 
 using CommandHandler = void (*)(CommandContext&);

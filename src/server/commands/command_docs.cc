@@ -22,10 +22,19 @@ struct FlagName {
 
 // kNoMulti is not listed: ours means "not queued by MULTI", not Redis's "refused in MULTI".
 constexpr FlagName kFlagNames[] = {
-    {kWrite, "write"},     {kReadOnly, "readonly"}, {kDenyOom, "denyoom"},
-    {kAdmin, "admin"},     {kPubSub, "pubsub"},     {kNoScript, "noscript"},
-    {kLoading, "loading"}, {kStale, "stale"},       {kSkipMonitor, "skip_monitor"},
-    {kFast, "fast"},       {kNoAuth, "no_auth"},    {kAllowBusy, "allow_busy"},
+    {kWrite, "write"},
+    {kReadOnly, "readonly"},
+    {kDenyOom, "denyoom"},
+    {kAdmin, "admin"},
+    {kPubSub, "pubsub"},
+    {kNoScript, "noscript"},
+    {kLoading, "loading"},
+    {kStale, "stale"},
+    {kSkipMonitor, "skip_monitor"},
+    {kSkipSlowlog, "skip_slowlog"},
+    {kFast, "fast"},
+    {kNoAuth, "no_auth"},
+    {kAllowBusy, "allow_busy"},
 };
 
 // Redis's ACL category order (acl.c ACLCommandCategories).

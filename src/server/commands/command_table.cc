@@ -122,6 +122,20 @@ void reject(CommandContext& ctx, const ResolvedCommand* command, std::string_vie
   count_error(ctx.server, text);
 }
 
+// A command that may have run past slowlog-log-slower-than: logged if it did, in microseconds
+// as the tick last calibrated the time-stamp counter.
+[[gnu::noinline]] void log_if_slow(const CommandContext& ctx, std::uint64_t cycles) {
+  const auto usec =
+      static_cast<std::uint64_t>(static_cast<double>(cycles) / ctx.server.stats.cycles_per_usec);
+  if (!ctx.server.slow_log.wants(usec)) return;
+  ctx.server.slow_log.push({.args = ctx.args,
+                            .redacted = ctx.redacted_args,
+                            .usec = usec,
+                            .unix_seconds = ctx.unix_ms / 1000,
+                            .peer = ctx.client.address,
+                            .client_name = ctx.client.name});
+}
+
 // MONITOR's line: +<unix seconds.micros> [<db> <addr>] "arg" "arg" ...
 void feed_monitors(CommandContext& ctx) {
   char head[96];
@@ -262,6 +276,8 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   // After the command ran, as Redis; never admin commands or those carrying secrets.
   if (!ctx.server.clients.monitors.empty() && (command.top->flags & (kAdmin | kSkipMonitor)) == 0)
     feed_monitors(ctx);
+  if (ctx.server.slow_log.may_want(cycles) && (command.top->flags & kSkipSlowlog) == 0) [[unlikely]]
+    log_if_slow(ctx, cycles);
 }
 
 bool execute(CommandContext& ctx) {

@@ -56,6 +56,7 @@ void config_set(CommandContext& ctx) {
     if (param == nullptr) {
       return ctx.reply.error(errors::config_set_unknown(name));
     }
+    if (param->secret) ctx.redact(i + 1);  // as soon as it is known, as Redis
     if (!param->runtime) {
       problem = "can't set immutable config";
     } else if (std::find(chosen.begin(), chosen.end(), param) != chosen.end()) {

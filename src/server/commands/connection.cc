@@ -45,6 +45,7 @@ bool credentials_ok(const ServerState& server, std::string_view user, std::strin
 
 void auth(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.reply.error(errors::kSyntax);
+  for (std::size_t i = 1; i < ctx.argc(); ++i) ctx.redact(i);  // whatever follows, as Redis
   if (ctx.argc() == 2 && ctx.server.config.requirepass.empty())
     return ctx.reply.error(errors::kAuthNoPassword);
   const std::string_view user = ctx.argc() == 3 ? ctx.args[1] : std::string_view("default");
@@ -74,6 +75,8 @@ void hello(CommandContext& ctx) {
     if (iequals(ctx.args[i], "AUTH") && more >= 2) {
       user = ctx.args[i + 1];
       password = ctx.args[i + 2];
+      ctx.redact(i + 1);
+      ctx.redact(i + 2);
       has_auth = true;
       i += 2;
     } else if (iequals(ctx.args[i], "SETNAME") && more >= 1) {

@@ -1,10 +1,12 @@
 #include "server/commands/diagnostics.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
 #include "server/commands/arguments.h"
 #include "server/commands/errors.h"
+#include "server/server_state.h"
 
 namespace chronocached {
 namespace {
@@ -28,7 +30,6 @@ void latency_graph(CommandContext& ctx) {
 void latency_histogram(CommandContext& ctx) { ctx.reply.map(0); }
 void empty_array(CommandContext& ctx) { ctx.reply.array(0); }
 void zero(CommandContext& ctx) { ctx.reply.integer(0); }
-void ok(CommandContext& ctx) { ctx.reply.ok(); }
 
 void latency_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -124,13 +125,37 @@ constexpr CommandSpec kLatency[] = {
 
 // ---- SLOWLOG ---------------------------------------------------------------------------------
 
+// SLOWLOG GET [count]: the newest `count` entries (10 by default, -1 all), each as Redis gives
+// it: id, unix time, microseconds, the arguments, the client's address and name.
 void slowlog_get(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "SLOWLOG"));
+  const SlowLog& log = ctx.server.slow_log;
+  std::size_t count = 10;
   if (ctx.argc() == 3) {
-    const auto count = parse_int64(ctx.args[2]);
-    if (!count || *count < -1) return ctx.reply.error(errors::kSlowlogCount);
+    const auto asked = parse_int64(ctx.args[2]);
+    if (!asked || *asked < -1) return ctx.reply.error(errors::kSlowlogCount);
+    count = *asked == -1 ? log.size() : static_cast<std::size_t>(*asked);
   }
-  ctx.reply.array(0);
+  ctx.reply.array(std::min(count, log.size()));
+  log.for_each_newest(count, [&](const SlowLog::Entry& entry) {
+    ctx.reply.array(6);
+    ctx.reply.integer(static_cast<long long>(entry.id));
+    ctx.reply.integer(entry.unix_seconds);
+    ctx.reply.integer(static_cast<long long>(entry.usec));
+    ctx.reply.array(entry.args.size());
+    for (const std::string& arg : entry.args) ctx.reply.bulk(arg);
+    ctx.reply.bulk(entry.peer);
+    ctx.reply.bulk(entry.client_name);
+  });
+}
+
+void slowlog_len(CommandContext& ctx) {
+  ctx.reply.integer(static_cast<long long>(ctx.server.slow_log.size()));
+}
+
+void slowlog_reset(CommandContext& ctx) {
+  ctx.server.slow_log.reset();
+  ctx.reply.ok();
 }
 
 void slowlog_help(CommandContext& ctx) {
@@ -174,7 +199,7 @@ constexpr CommandSpec kSlowlog[] = {
     {.name = "len",
      .arity = 2,
      .flags = kSlowlogFlags,
-     .handler = zero,
+     .handler = slowlog_len,
      .summary = "Get the slow log's length",
      .since = "2.2.12",
      .complexity = "O(1)",
@@ -182,7 +207,7 @@ constexpr CommandSpec kSlowlog[] = {
     {.name = "reset",
      .arity = 2,
      .flags = kSlowlogFlags,
-     .handler = ok,
+     .handler = slowlog_reset,
      .summary = "Clear all entries from the slow log",
      .since = "2.2.12",
      .complexity = "O(N) where N is the number of entries in the slowlog",

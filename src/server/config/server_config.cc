@@ -208,12 +208,17 @@ std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
   return std::string("argument must be 'no' (chronocached has no append-only file)");
 }
 
+ConfigParam secret(ConfigParam param) {
+  param.secret = true;
+  return param;
+}
+
 const std::vector<ConfigParam>& params() {
   static const std::vector<ConfigParam> table = {
       integer_param<&ServerConfig::port, 0, 65535>("port", false),
       string_param<&ServerConfig::bind>("bind", false),
       bool_param<&ServerConfig::protected_mode>("protected-mode", true),
-      string_param<&ServerConfig::requirepass>("requirepass", true),
+      secret(string_param<&ServerConfig::requirepass>("requirepass", true)),
       integer_param<&ServerConfig::maxclients, 1, 1000000>("maxclients", true),
       integer_param<&ServerConfig::timeout, 0, 2147483647>("timeout", true),
       integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
@@ -235,6 +240,10 @@ const std::vector<ConfigParam>& params() {
       memory_param<&ServerConfig::active_defrag_ignore_bytes>("active-defrag-ignore-bytes", true),
       integer_param<&ServerConfig::active_defrag_threshold_lower, 0, 1000>(
           "active-defrag-threshold-lower", true),
+      integer_param<&ServerConfig::slowlog_log_slower_than, -1, 9223372036854775807LL>(
+          "slowlog-log-slower-than", true),
+      integer_param<&ServerConfig::slowlog_max_len, 0, 9223372036854775807LL>("slowlog-max-len",
+                                                                              true),
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
       ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true},
@@ -268,6 +277,7 @@ const char* const kUsage =
     "loglevel\n"
     "          logfile dir dbfilename\n"
     "          activedefrag active-defrag-ignore-bytes active-defrag-threshold-lower\n"
+    "          slowlog-log-slower-than slowlog-max-len\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";
 

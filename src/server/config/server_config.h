@@ -55,6 +55,10 @@ struct ServerConfig {
   bool activedefrag = true;
   long long active_defrag_ignore_bytes = 4LL << 20;
   long long active_defrag_threshold_lower = 10;
+  // SLOWLOG (store/slow_log.h): commands that ran at least this many microseconds are logged
+  // (negative: none; 0: every command), the newest slowlog-max-len of them kept.
+  long long slowlog_log_slower_than = 10'000;
+  long long slowlog_max_len = 128;
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output
   // Snapshots (docs/design/server.md, "Snapshots"). The file is ours, not an RDB: a default name
@@ -82,7 +86,8 @@ struct ConfigParam {
   std::string (*get)(const ServerConfig&);
   // Applies `value`; returns an error text (without "ERR ") when it is invalid.
   std::optional<std::string> (*set)(ServerConfig&, std::string_view value);
-  bool runtime;  // CONFIG SET may change it while running
+  bool runtime;         // CONFIG SET may change it while running
+  bool secret = false;  // its value is a password: CONFIG SET's shows as "(redacted)" in SLOWLOG
 };
 
 std::span<const ConfigParam> config_params();
