@@ -426,8 +426,7 @@ void Loop::housekeeping() {
   if (index_ == 0) {
     state_.heap_trimmer.step(state_.keyspace, now_);
     cycle_rate_.calibrate();
-    state_.stats.cycles_per_usec = cycle_rate_.per_usec();
-    state_.slow_log.set_cycles_per_usec(cycle_rate_.per_usec());
+    if (cycle_rate_.calibrated()) state_.set_cycle_rate(cycle_rate_.per_usec());
     state_.stats.sample_ops(unix_ms_);
   }
   const std::int64_t timeout_ms = state_.config.timeout * 1000;

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "server/base/cycle_clock.h"
 #include "server/net/socket.h"
 
 namespace chronocached {
@@ -62,6 +63,8 @@ Server::Server(ServerConfig config)
           }(),
           Logger([this](const char* level, const std::string& message) { log(level, message); })) {
   state_.process.start_ms = state_.clock.unix_ms();
+  // Commands are timed from the first one on, before the tick has calibrated the counter.
+  state_.set_cycle_rate(measure_cycles_per_usec(std::chrono::milliseconds(2)));
   state_.snapshots.set_last_save(
       state_.process.start_ms);  // as Redis: save points count from start
   static const char kHex[] = "0123456789abcdef";

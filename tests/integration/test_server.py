@@ -620,6 +620,77 @@ def test_slowlog_keeps_the_newest_max_len_and_ids_never_rewind(own):
         own.config_set("slowlog-log-slower-than", -2)
 
 
+# ---- Latency tracking: INFO latencystats, LATENCY HISTOGRAM -----------------------------------
+
+def latencystats(client):
+    """INFO latencystats as {command: {"p50": usec, ...}} (redis-py parses the pairs)."""
+    prefix = "latency_percentiles_usec_"
+    return {key[len(prefix):]: value or {} for key, value in client.info("latencystats").items()
+            if key.startswith(prefix)}
+
+
+# LATENCY HISTOGRAM's bounds, as Redis prints them: the top of HdrHistogram's bucket holding
+# 1024 * 2^k ns, in whole microseconds (1, 2, 4, 8, 16, 33, 66, 132, ...).
+HISTOGRAM_BOUNDS = [((1024 << k) + (1 << ((1024 << k).bit_length() - 8)) - 1) // 1000
+                    for k in range(21)]
+
+
+def test_latency_tracking_reports_each_commands_percentiles(own):
+    assert own.config_get("latency-tracking*") == {
+        "latency-tracking": "yes", "latency-tracking-info-percentiles": "50 99 99.9"}
+    for i in range(20):
+        own.set(f"k{i}", i)
+    own.execute_command("DEBUG", "SLEEP", "0.05")
+    stats = latencystats(own)
+    assert set(stats["set"]) == {"p50", "p99", "p99.9"}
+    assert 50_000 <= stats["debug"]["p50"] <= 50_000 * 1.5  # one sleep: every percentile
+    assert stats["debug"]["p50"] == stats["debug"]["p99.9"]
+    assert 0 < stats["set"]["p50"] <= stats["set"]["p99"] < stats["debug"]["p50"]
+    own.config_set("latency-tracking-info-percentiles", "0 50.5 100")
+    assert set(latencystats(own)["set"]) == {"p0", "p50.5", "p100"}
+    own.config_set("latency-tracking-info-percentiles", "")
+    assert latencystats(own)["set"] == {}
+    own.config_set("latency-tracking", "no")  # as Redis: the section is empty while off
+    assert own.info("latencystats") == {}
+
+
+def test_latency_histogram_counts_calls_by_power_of_two_microseconds(own):
+    port = own.connection_pool.connection_kwargs["port"]
+    own.config_resetstat()
+    for i in range(50):
+        own.set(f"k{i}", i)
+    own.execute_command("DEBUG", "SLEEP", "0.01")
+    resp2 = own.execute_command("LATENCY", "HISTOGRAM", "set", "nosuch", "DEBUG")
+    assert resp2[0] == "set" and resp2[2] == "debug" and len(resp2) == 4
+    fields = resp2[1]
+    assert fields[0] == "calls" and fields[1] == 50 and fields[2] == "histogram_usec"
+    points = fields[3]
+    bounds, counts = points[0::2], points[1::2]
+    assert all(b in HISTOGRAM_BOUNDS for b in bounds), bounds
+    assert bounds == sorted(bounds) and counts == sorted(counts) and counts[-1] == 50
+    assert len(set(counts)) == len(counts)  # a bound only where the count grew
+    debug_points = resp2[3][3]  # one sleep of 10 ms: one bound, the first above it
+    assert debug_points == [next(b for b in HISTOGRAM_BOUNDS if b >= 10_000), 1]
+
+    resp3 = redis.Redis(port=port, protocol=3, decode_responses=True)
+    reply = resp3.execute_command("LATENCY", "HISTOGRAM", "set")
+    assert reply == {"set": {"calls": 50, "histogram_usec": dict(zip(bounds, counts))}}
+    # A container stands for its subcommands; unknown names add nothing.
+    resp3.config_get("maxmemory")
+    assert set(resp3.execute_command("LATENCY", "HISTOGRAM", "config", "nosuch")) == {
+        "config|resetstat", "config|get"}
+    assert list(resp3.execute_command("LATENCY", "HISTOGRAM", "CONFIG|GET")) == ["config|get"]
+    everything = resp3.execute_command("LATENCY", "HISTOGRAM")
+    assert {"set", "debug", "config|get", "latency|histogram"} <= set(everything)
+
+    own.config_set("latency-tracking", "no")  # kept, but no longer recorded
+    own.set("after", 1)
+    assert resp3.execute_command("LATENCY", "HISTOGRAM", "set")["set"]["calls"] == 50
+    own.config_resetstat()
+    assert resp3.execute_command("LATENCY", "HISTOGRAM", "set") == {}
+    resp3.close()
+
+
 def test_function_and_script_are_empty(r):
     assert r.function_list() == []
     assert r.function_flush() is True

@@ -24,6 +24,19 @@ inline std::uint64_t cycles_now() noexcept {
 #endif
 }
 
+// Cycles per microsecond over a short spin of `over`: a first rate for a process that times
+// commands before its tick has calibrated one (without it, a server's first 100 ms of
+// commandstats, SLOWLOG and latency histograms read cycles at a guessed 1 GHz).
+inline double measure_cycles_per_usec(std::chrono::microseconds over) noexcept {
+  const auto start_time = std::chrono::steady_clock::now();
+  const std::uint64_t start_cycles = cycles_now();
+  auto elapsed = std::chrono::steady_clock::now() - start_time;
+  while (elapsed < over) elapsed = std::chrono::steady_clock::now() - start_time;
+  const std::uint64_t cycles = cycles_now() - start_cycles;
+  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  return usec > 0 ? static_cast<double>(cycles) / static_cast<double>(usec) : 1000.0;
+}
+
 // Cycles per microsecond, measured between two (cycles, steady time) readings.
 class CycleRate {
  public:
@@ -33,15 +46,20 @@ class CycleRate {
     const std::uint64_t cycles = cycles_now();
     const auto elapsed = std::chrono::steady_clock::now() - first_time_;
     const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
-    if (usec >= 1000)
+    if (usec >= 1000) {
       per_usec_ = static_cast<double>(cycles - first_cycles_) / static_cast<double>(usec);
+      calibrated_ = true;
+    }
   }
   double per_usec() const noexcept { return per_usec_; }
+  // Whether per_usec() was measured (a millisecond has passed since construction).
+  bool calibrated() const noexcept { return calibrated_; }
 
  private:
   std::uint64_t first_cycles_;
   std::chrono::steady_clock::time_point first_time_;
   double per_usec_ = 1000.0;  // until the first calibration: a 1 GHz guess
+  bool calibrated_ = false;
 };
 
 }  // namespace chronocached

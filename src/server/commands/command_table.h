@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/commands/command.h"
 
@@ -38,6 +39,11 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command);
 // "config|get"), in name order: INFO commandstats.
 void for_each_command_stats(const ServerStats& stats,
                             const std::function<void(std::string_view, const CommandStats&)>& fn);
+// The stats ordinals LATENCY HISTOGRAM reports for `name` (any case): a command's, a
+// subcommand's ("config|get"), or each subcommand's of a container ("config"); none if unknown.
+std::vector<std::uint32_t> ordinals_named(std::string_view name);
+// "get", "config|get": the name a stats ordinal is reported under.
+const std::string& command_name(std::uint32_t ordinal);
 // A command's time in microseconds.
 std::uint64_t command_usec(const CommandStats& stats, const ServerStats& server_stats);
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "server/commands/arguments.h"
+#include "server/commands/command_table.h"
 #include "server/commands/errors.h"
 #include "server/server_state.h"
 
@@ -27,7 +28,37 @@ void latency_graph(CommandContext& ctx) {
   ctx.reply.error(errors::no_latency_samples(ctx.args[2]));
 }
 
-void latency_histogram(CommandContext& ctx) { ctx.reply.map(0); }
+// LATENCY HISTOGRAM [command ...]: for each command timed (all, or those named, a container
+// standing for its subcommands), its calls and the cumulative count at 1, 2, 4, ... µs.
+void latency_histogram(CommandContext& ctx) {
+  const std::vector<std::unique_ptr<LatencyHistogram>>& timings = ctx.server.stats.latency;
+  std::vector<std::uint32_t> chosen;
+  const auto timed = [&](std::uint32_t i) { return i < timings.size() && timings[i]; };
+  if (ctx.argc() == 2) {
+    for (std::uint32_t i = 0; i < timings.size(); ++i)
+      if (timed(i)) chosen.push_back(i);
+  } else {
+    for (std::size_t a = 2; a < ctx.argc(); ++a)
+      for (std::uint32_t i : ordinals_named(ctx.args[a]))
+        if (timed(i)) chosen.push_back(i);
+  }
+  ctx.reply.map(chosen.size());
+  for (std::uint32_t i : chosen) {
+    const LatencyHistogram& h = *timings[i];
+    ctx.reply.bulk(command_name(i));
+    ctx.reply.map(2);
+    ctx.reply.bulk("calls");
+    ctx.reply.integer(static_cast<long long>(h.total()));
+    ctx.reply.bulk("histogram_usec");
+    std::size_t points = 0;
+    h.for_each_power_of_two_usec([&](std::int64_t, std::uint64_t) { ++points; });
+    ctx.reply.map(points);
+    h.for_each_power_of_two_usec([&](std::int64_t usec, std::uint64_t cumulative) {
+      ctx.reply.integer(usec);
+      ctx.reply.integer(static_cast<long long>(cumulative));
+    });
+  }
+}
 void empty_array(CommandContext& ctx) { ctx.reply.array(0); }
 void zero(CommandContext& ctx) { ctx.reply.integer(0); }
 

@@ -1,11 +1,13 @@
 // LATENCY, SLOWLOG, FUNCTION and SCRIPT: what monitoring and admin tools send to any Redis.
 //
-// SLOWLOG is Redis's: commands that ran at least slowlog-log-slower-than microseconds, kept in
-// ServerState::slow_log (store/slow_log.h) by execute_now. chronocached records no latency
-// events and runs no scripts, so LATENCY, FUNCTION and SCRIPT answer what Redis answers when
-// there is nothing of the kind: empty lists, zero counts, OK to a flush. Subcommands that would
-// need the machinery (FUNCTION LOAD, SCRIPT LOAD, ...) are not listed, so they get Redis's
-// unknown-subcommand error instead of a pretend success.
+// SLOWLOG and LATENCY HISTOGRAM are Redis's: execute_now times every command and keeps the slow
+// ones in ServerState::slow_log (store/slow_log.h) and each command's times in a histogram
+// (store/latency_histogram.h), which INFO latencystats also reads. The latency monitor's events
+// (LATENCY LATEST, HISTORY, GRAPH, DOCTOR, RESET) are not recorded: they answer what Redis
+// answers while latency-monitor-threshold is 0, its default. chronocached runs no scripts, so
+// FUNCTION and SCRIPT answer what Redis answers when there are none: empty lists, zero counts,
+// OK to a flush. Subcommands that would need the machinery (FUNCTION LOAD, SCRIPT LOAD, ...)
+// are not listed, so they get Redis's unknown-subcommand error instead of a pretend success.
 #pragma once
 
 #include <span>

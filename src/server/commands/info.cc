@@ -438,6 +438,29 @@ constexpr unsigned kDefaultSections = kServer | kClients | kMemory | kPersistenc
                                       kKeyspace;
 constexpr unsigned kAllSections = kDefaultSections | kCommandstats | kLatencystats;
 
+// latency_percentiles_usec_<command>:p50=8.031,p99=10.047,... while latency-tracking is on, for
+// every command timed since the last CONFIG RESETSTAT (Redis prints nothing while it is off).
+void latencystats_section(InfoText& info, const ServerState& server) {
+  info.section("Latencystats");
+  if (!server.config.latency_tracking) return;
+  std::vector<std::uint32_t> timed;  // by name, as commandstats
+  for (std::uint32_t i = 0; i < server.stats.latency.size(); ++i)
+    if (server.stats.latency[i] != nullptr) timed.push_back(i);
+  std::sort(timed.begin(), timed.end(),
+            [](std::uint32_t a, std::uint32_t b) { return command_name(a) < command_name(b); });
+  for (std::uint32_t i : timed) {
+    std::string line;
+    for (double p : server.config.latency_tracking_info_percentiles) {
+      if (!line.empty()) line += ',';
+      char value[48];
+      std::snprintf(value, sizeof(value), "%.3f",
+                    static_cast<double>(server.stats.latency[i]->value_at_percentile(p)) / 1000.0);
+      line.append("p").append(percentile_text(p)).append("=").append(value);
+    }
+    info.field("latency_percentiles_usec_" + command_name(i), line);
+  }
+}
+
 unsigned section_bits(std::string_view name) {
   std::string lower(name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -484,7 +507,7 @@ void info_command(CommandContext& ctx) {
   if ((sections & kModules) != 0) info.section("Modules");
   if ((sections & kCommandstats) != 0) commandstats_section(info, ctx.server);
   if ((sections & kErrorstats) != 0) errorstats_section(info, ctx.server);
-  if ((sections & kLatencystats) != 0) info.section("Latencystats");
+  if ((sections & kLatencystats) != 0) latencystats_section(info, ctx.server);
   if ((sections & kCluster) != 0) {
     info.section("Cluster");
     info.field("cluster_enabled", 0);
@@ -514,6 +537,7 @@ void reset_stats(ServerState& server) {
   stats.evicted_keys_reset = server.memory.evicted();
   server.compactor.reset_stats();
   stats.commands.clear();
+  stats.latency.clear();
   stats.errors.clear();
   server.used_memory_peak = 0;
 }

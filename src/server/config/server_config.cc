@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -200,6 +202,39 @@ std::optional<std::string> set_dbfilename(ServerConfig& c, std::string_view v) {
   return std::nullopt;
 }
 
+std::string get_latency_percentiles(const ServerConfig& c) {
+  std::string text;
+  for (double p : c.latency_tracking_info_percentiles) {
+    if (!text.empty()) text += ' ';
+    text += percentile_text(p);
+  }
+  return text;
+}
+
+// Space-separated numbers in [0, 100], one space apart (Redis refuses "50  99"); "" for none.
+std::optional<std::string> set_latency_percentiles(ServerConfig& c, std::string_view v) {
+  std::vector<double> percentiles;
+  while (!v.empty()) {
+    const std::size_t space = v.find(' ');
+    const std::string word(v.substr(0, space));
+    char* end = nullptr;
+    // strtod as Redis's string2d takes it: no leading blank, the whole word, not NaN.
+    const bool blank = word.empty() || std::isspace(static_cast<unsigned char>(word[0])) != 0;
+    const double p = blank ? 0.0 : std::strtod(word.c_str(), &end);
+    if (blank || end != word.c_str() + word.size() || std::isnan(p))
+      return std::string("Invalid latency-tracking-info-percentiles parameters");
+    if (p < 0.0 || p > 100.0)
+      return std::string(
+          "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+    percentiles.push_back(p);
+    if (space == std::string_view::npos) break;
+    v.remove_prefix(space + 1);
+    if (v.empty()) return std::string("Invalid latency-tracking-info-percentiles parameters");
+  }
+  c.latency_tracking_info_percentiles = std::move(percentiles);
+  return std::nullopt;
+}
+
 std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
   if (iequals(v, "no")) {
     c.appendonly = "no";
@@ -244,6 +279,9 @@ const std::vector<ConfigParam>& params() {
           "slowlog-log-slower-than", true),
       integer_param<&ServerConfig::slowlog_max_len, 0, 9223372036854775807LL>("slowlog-max-len",
                                                                               true),
+      bool_param<&ServerConfig::latency_tracking>("latency-tracking", true),
+      ConfigParam{"latency-tracking-info-percentiles", get_latency_percentiles,
+                  set_latency_percentiles, true},
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
       ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true},
@@ -277,11 +315,19 @@ const char* const kUsage =
     "loglevel\n"
     "          logfile dir dbfilename\n"
     "          activedefrag active-defrag-ignore-bytes active-defrag-threshold-lower\n"
-    "          slowlog-log-slower-than slowlog-max-len\n"
+    "          slowlog-log-slower-than slowlog-max-len latency-tracking\n"
+    "          latency-tracking-info-percentiles\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
+
+std::string percentile_text(double p) {
+  std::string text = std::to_string(p);  // "%f"
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
 
 const ConfigParam* find_config_param(std::string_view name) {
   for (const ConfigParam& p : params())

@@ -59,6 +59,10 @@ struct ServerConfig {
   // (negative: none; 0: every command), the newest slowlog-max-len of them kept.
   long long slowlog_log_slower_than = 10'000;
   long long slowlog_max_len = 128;
+  // Per-command latency histograms (store/latency_histogram.h): recorded while on; INFO
+  // latencystats reports these percentiles of each.
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output
   // Snapshots (docs/design/server.md, "Snapshots"). The file is ours, not an RDB: a default name
@@ -91,6 +95,9 @@ struct ConfigParam {
 };
 
 std::span<const ConfigParam> config_params();
+// A percentile as Redis prints it (CONFIG GET latency-tracking-info-percentiles, INFO
+// latencystats): "%f" without trailing zeros, "50", "99.9".
+std::string percentile_text(double p);
 // The values maxmemory-policy accepts: Redis's eight, in the order of Redis's error message, then
 // chronocached's own.
 const ConfigParam* find_config_param(std::string_view name);  // case-insensitive
