@@ -378,7 +378,11 @@ void Loop::timers() {
       expire_slice(stop_at);
       // maxmemory's incremental eviction (CONFIG SET maxmemory shrinking the data set), within
       // its own time budget (maxmemory-eviction-tenacity).
-      state_.memory.background_step(now_);
+      if (state_.memory.pending()) {
+        const auto start = std::chrono::steady_clock::now();
+        state_.memory.background_step(now_);
+        sample_latency("eviction-cycle", start);
+      }
     }
     // Between housekeeping ticks, refits go on only while no deadline is due: during a mass
     // expiry segments keep loosening, so a refit made now is often made again later, and the
@@ -387,7 +391,10 @@ void Loop::timers() {
       loose_segments_left_ = refit_loose_segments(stop_at);
     if (!paused) compact_slice(stop_at);
     // BGSAVE's capture slice, its end, and the save rules.
+    const bool capturing = state_.snapshots.bgsave_in_progress();
+    const auto start = std::chrono::steady_clock::now();
     state_.snapshots.step(now_, unix_ms_, [this] { return events_.events_waiting(); });
+    if (capturing) sample_latency("snapshot-step", start);
   }
   tick_ms_ = tick_ms();
 }
@@ -460,6 +467,15 @@ void Loop::expire_slice(SteadyTime stop_at) {
   state_.stats.expire_cycle_ns += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());
+  sample_latency("expire-cycle", start);
+}
+
+// A latency monitor sample of `event`, begun at `start`, if it took latency-monitor-threshold.
+void Loop::sample_latency(std::string_view event, SteadyTime start) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  state_.latency_monitor.add_if_needed(event, static_cast<std::uint64_t>(ms), unix_ms_ / 1000);
 }
 
 // Table segments that a mass delete left loose, refitted while the tick's budget lasts (at least

@@ -97,6 +97,7 @@ class Loop final : public SessionHost {
   // Background work, each until `stop_at` (the tick's kBackgroundSliceBudget, shared).
   using SteadyTime = std::chrono::steady_clock::time_point;
   void expire_slice(SteadyTime stop_at) CC_REQUIRES(state_.mu);
+  void sample_latency(std::string_view event, SteadyTime start) CC_REQUIRES(state_.mu);
   bool refit_loose_segments(SteadyTime stop_at) CC_REQUIRES(state_.mu);
   bool expiry_may_be_due() const CC_REQUIRES(state_.mu);  // some database may hold expired keys
   void compact_slice(SteadyTime stop_at) CC_REQUIRES(state_.mu);

@@ -11,6 +11,7 @@
 // `stopping` (atomic), which loops touch outside the lock.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -33,6 +34,7 @@
 #include "server/store/heap_trimmer.h"
 #include "server/store/keyspace.h"
 #include "server/store/latency_histogram.h"
+#include "server/store/latency_monitor.h"
 #include "server/store/memory_budget.h"
 #include "server/store/record_compactor.h"
 #include "server/store/slow_log.h"
@@ -194,6 +196,13 @@ struct ServerState {
     stats.cycles_per_usec = cycles_per_usec;
     stats.ns_per_cycle_q32 = static_cast<std::uint64_t>(1000.0 / cycles_per_usec * 4294967296.0);
     slow_log.set_cycles_per_usec(cycles_per_usec);
+    latency_monitor.set_cycles_per_usec(cycles_per_usec);
+    update_slow_command_cycles();
+  }
+  // A command that ran fewer cycles concerns neither SLOWLOG nor the latency monitor: the one
+  // compare execute_now makes for both.
+  void update_slow_command_cycles() {
+    slow_command_cycles = std::min(slow_log.threshold_cycles(), latency_monitor.threshold_cycles());
   }
 
   // After `config` changed (start, CONFIG SET): each module takes its own settings from it.
@@ -204,6 +213,8 @@ struct ServerState {
     compactor.configure(compactor_settings(config));
     snapshots.configure(snapshot_settings(config));
     slow_log.configure(slow_log_settings(config));
+    latency_monitor.set_threshold_ms(config.latency_monitor_threshold);
+    update_slow_command_cycles();
     ++config_generation;
   }
 
@@ -232,7 +243,9 @@ struct ServerState {
   std::vector<std::unique_ptr<IoCounters>> io;  // by loop index
 
   ServerStats stats;
-  SlowLog slow_log;  // SLOWLOG: configured by apply_config, timed by execute_now
+  SlowLog slow_log;                // SLOWLOG: configured by apply_config, timed by execute_now
+  LatencyMonitor latency_monitor;  // LATENCY LATEST/HISTORY: commands and background steps
+  std::uint64_t slow_command_cycles = CycleThreshold::kNever;
   std::mt19937_64 random;
   DebugControls debug;
 };

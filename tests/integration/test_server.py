@@ -691,6 +691,31 @@ def test_latency_histogram_counts_calls_by_power_of_two_microseconds(own):
     resp3.close()
 
 
+def test_latency_monitor_samples_commands_past_its_threshold(own):
+    assert own.config_get("latency-monitor-threshold") == {"latency-monitor-threshold": "0"}
+    own.execute_command("DEBUG", "SLEEP", "0.02")
+    assert own.latency_latest() == []  # 0: off
+    own.config_set("latency-monitor-threshold", 5)
+    assert own.execute_command("LATENCY", "DOCTOR").startswith("Dave, no latency spike")
+    own.execute_command("DEBUG", "SLEEP", "0.02")
+    own.execute_command("DEBUG", "SLEEP", "0.03")
+    own.get("fast")  # far under 5 ms: no "fast-command" event
+    [[event, when, latest, worst]] = own.execute_command("LATENCY", "LATEST")
+    assert event == "command" and abs(when - time.time()) < 60
+    assert 20 <= latest <= worst and 30 <= worst < 1000
+    history = own.execute_command("LATENCY", "HISTORY", "command")
+    assert 1 <= len(history) <= 2  # one sample a second: the larger
+    assert [t for t, _ in history] == sorted({t for t, _ in history})
+    assert max(ms for _, ms in history) == worst
+    assert own.execute_command("LATENCY", "HISTORY", "fast-command") == []
+    doctor = own.execute_command("LATENCY", "DOCTOR")
+    assert "1. command: " in doctor and f"Worst all time event {worst}ms." in doctor
+    with pytest.raises(redis.ResponseError, match="not supported by chronocached"):
+        own.execute_command("LATENCY", "GRAPH", "command")
+    assert own.execute_command("LATENCY", "RESET", "nosuch", "command") == 1
+    assert own.execute_command("LATENCY", "LATEST") == []
+
+
 def test_function_and_script_are_empty(r):
     assert r.function_list() == []
     assert r.function_flush() is True

@@ -141,12 +141,17 @@ void record_latency(ServerStats& stats, std::uint32_t ordinal, std::uint64_t cyc
   histogram->record(ns);
 }
 
-// A command that may have run past slowlog-log-slower-than: logged if it did, in microseconds
-// as the tick last calibrated the time-stamp counter.
-[[gnu::noinline]] void log_if_slow(const CommandContext& ctx, std::uint64_t cycles) {
+// A command that may have run past slowlog-log-slower-than or latency-monitor-threshold: logged
+// and sampled if it did, in microseconds as the tick last calibrated the time-stamp counter.
+// As Redis, EXEC (skip_slowlog) is sampled but not logged; the commands it ran are, one by one.
+[[gnu::noinline]] void note_slow_command(const CommandContext& ctx, const ResolvedCommand& command,
+                                         std::uint64_t cycles) {
   const auto usec =
       static_cast<std::uint64_t>(static_cast<double>(cycles) / ctx.server.stats.cycles_per_usec);
-  if (!ctx.server.slow_log.wants(usec)) return;
+  ctx.server.latency_monitor.add_if_needed(
+      (command.spec->flags & kFast) != 0 ? "fast-command" : "command", usec / 1000,
+      ctx.unix_ms / 1000);
+  if (!ctx.server.slow_log.wants(usec) || (command.top->flags & kSkipSlowlog) != 0) return;
   ctx.server.slow_log.push({.args = ctx.args,
                             .redacted = ctx.redacted_args,
                             .usec = usec,
@@ -297,8 +302,8 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   // After the command ran, as Redis; never admin commands or those carrying secrets.
   if (!ctx.server.clients.monitors.empty() && (command.top->flags & (kAdmin | kSkipMonitor)) == 0)
     feed_monitors(ctx);
-  if (ctx.server.slow_log.may_want(cycles) && (command.top->flags & kSkipSlowlog) == 0) [[unlikely]]
-    log_if_slow(ctx, cycles);
+  if (cycles >= ctx.server.slow_command_cycles) [[unlikely]]
+    note_slow_command(ctx, command, cycles);
 }
 
 bool execute(CommandContext& ctx) {

@@ -14,18 +14,97 @@ namespace {
 
 // ---- LATENCY ---------------------------------------------------------------------------------
 
-// Redis's answer while latency-monitor-threshold is 0 (its default): no samples are taken. The
-// same holds here, with no threshold to raise.
+// Redis's report, its first part: whether monitoring is on, and for each event its spikes'
+// count, average, mean deviation, period and worst. (Redis goes on with advice, tuned to its
+// own internals; this report stops before it.)
 void latency_doctor(CommandContext& ctx) {
-  ctx.reply.verbatim(
-      "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
-      "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
-      "it. If we weren't in a deep space mission I'd suggest to take a look at "
-      "https://redis.io/topics/latency-monitor.\n");
+  const LatencyMonitor& monitor = ctx.server.latency_monitor;
+  std::size_t events = 0;
+  monitor.for_each([&](std::string_view, const LatencyMonitor::Series&) { ++events; });
+  if (events == 0 && monitor.threshold_ms() == 0) {
+    return ctx.reply.verbatim(
+        "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
+        "You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable "
+        "it. If we weren't in a deep space mission I'd suggest to take a look at "
+        "https://redis.io/topics/latency-monitor.\n");
+  }
+  if (events == 0) {
+    return ctx.reply.verbatim(
+        "Dave, no latency spike was observed during the lifetime of this Redis instance, not in "
+        "the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and "
+        "think things over.\n");
+  }
+  std::string report =
+      "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about "
+      "it, do you Dave?\n\n";
+  std::size_t number = 0;
+  monitor.for_each([&](std::string_view event, const LatencyMonitor::Series& series) {
+    std::uint64_t count = 0, sum = 0;
+    std::int64_t first = 0, last = 0;
+    series.for_each_sample([&](const LatencyMonitor::Sample& s) {
+      if (count++ == 0) first = s.unix_seconds;
+      last = s.unix_seconds;
+      sum += s.ms;
+    });
+    const std::uint64_t average = sum / count;
+    std::uint64_t deviation = 0;
+    series.for_each_sample([&](const LatencyMonitor::Sample& s) {
+      deviation += s.ms > average ? s.ms - average : average - s.ms;
+    });
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "%zu. %.*s: %llu latency spikes (average %llums, mean deviation %llums, period "
+                  "%.2f sec). Worst all time event %llums.\n",
+                  ++number, static_cast<int>(event.size()), event.data(),
+                  static_cast<unsigned long long>(count), static_cast<unsigned long long>(average),
+                  static_cast<unsigned long long>(deviation / count),
+                  static_cast<double>(last - first) / static_cast<double>(count),
+                  static_cast<unsigned long long>(series.max_ms));
+    report += line;
+  });
+  ctx.reply.verbatim(report);
 }
 
+// Redis draws the series as ASCII art; chronocached does not, and says so when there is a
+// series to draw (LATENCY HISTORY gives its samples).
 void latency_graph(CommandContext& ctx) {
-  ctx.reply.error(errors::no_latency_samples(ctx.args[2]));
+  if (ctx.server.latency_monitor.find(ctx.args[2]) == nullptr)
+    return ctx.reply.error(errors::no_latency_samples(ctx.args[2]));
+  ctx.reply.error(errors::kLatencyGraph);
+}
+
+// LATENCY LATEST: per event, the latest sample's time and milliseconds, and the largest ever.
+void latency_latest(CommandContext& ctx) {
+  std::size_t events = 0;
+  ctx.server.latency_monitor.for_each(
+      [&](std::string_view, const LatencyMonitor::Series&) { ++events; });
+  ctx.reply.array(events);
+  ctx.server.latency_monitor.for_each([&](std::string_view event, const LatencyMonitor::Series& s) {
+    ctx.reply.array(4);
+    ctx.reply.bulk(event);
+    ctx.reply.integer(s.latest().unix_seconds);
+    ctx.reply.integer(static_cast<long long>(s.latest().ms));
+    ctx.reply.integer(static_cast<long long>(s.max_ms));
+  });
+}
+
+// LATENCY HISTORY event: its samples, oldest first, as [time, milliseconds].
+void latency_history(CommandContext& ctx) {
+  const LatencyMonitor::Series* series = ctx.server.latency_monitor.find(ctx.args[2]);
+  if (series == nullptr) return ctx.reply.array(0);
+  std::size_t samples = 0;
+  series->for_each_sample([&](const LatencyMonitor::Sample&) { ++samples; });
+  ctx.reply.array(samples);
+  series->for_each_sample([&](const LatencyMonitor::Sample& s) {
+    ctx.reply.array(2);
+    ctx.reply.integer(s.unix_seconds);
+    ctx.reply.integer(static_cast<long long>(s.ms));
+  });
+}
+
+// LATENCY RESET [event ...]: how many events it forgot.
+void latency_reset(CommandContext& ctx) {
+  ctx.reply.integer(static_cast<long long>(ctx.server.latency_monitor.reset(ctx.args.subspan(2))));
 }
 
 // LATENCY HISTOGRAM [command ...]: for each command timed (all, or those named, a container
@@ -59,8 +138,6 @@ void latency_histogram(CommandContext& ctx) {
     });
   }
 }
-void empty_array(CommandContext& ctx) { ctx.reply.array(0); }
-void zero(CommandContext& ctx) { ctx.reply.integer(0); }
 
 void latency_help(CommandContext& ctx) {
   static constexpr std::string_view kLines[] = {
@@ -129,7 +206,7 @@ constexpr CommandSpec kLatency[] = {
     {.name = "history",
      .arity = 3,
      .flags = kLatencyFlags,
-     .handler = empty_array,
+     .handler = latency_history,
      .summary = "Return timestamp-latency samples for the event.",
      .since = "2.8.13",
      .complexity = "O(1)",
@@ -138,7 +215,7 @@ constexpr CommandSpec kLatency[] = {
     {.name = "latest",
      .arity = 2,
      .flags = kLatencyFlags,
-     .handler = empty_array,
+     .handler = latency_latest,
      .summary = "Return the latest latency samples for all events.",
      .since = "2.8.13",
      .complexity = "O(1)",
@@ -146,7 +223,7 @@ constexpr CommandSpec kLatency[] = {
     {.name = "reset",
      .arity = -2,
      .flags = kLatencyFlags,
-     .handler = zero,
+     .handler = latency_reset,
      .summary = "Reset latency data for one or more events.",
      .since = "2.8.13",
      .complexity = "O(1)",

@@ -139,6 +139,10 @@ inline constexpr std::string_view kCommandKeysArity =
 inline constexpr std::string_view kCommandKeysArguments =
     "ERR Invalid arguments specified for command";
 inline constexpr std::string_view kSlowlogCount = "ERR count should be greater than or equal to -1";
+// LATENCY GRAPH of an event with samples: Redis draws ASCII art, chronocached does not.
+inline constexpr std::string_view kLatencyGraph =
+    "ERR LATENCY GRAPH is not supported by chronocached: LATENCY HISTORY <event> gives the "
+    "samples";
 inline constexpr std::string_view kFunctionFlushMode =
     "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
 inline constexpr std::string_view kLibraryNameMissing = "ERR library name argument was not given";

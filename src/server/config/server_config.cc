@@ -280,6 +280,8 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::slowlog_max_len, 0, 9223372036854775807LL>("slowlog-max-len",
                                                                               true),
       bool_param<&ServerConfig::latency_tracking>("latency-tracking", true),
+      integer_param<&ServerConfig::latency_monitor_threshold, 0, 9223372036854775807LL>(
+          "latency-monitor-threshold", true),
       ConfigParam{"latency-tracking-info-percentiles", get_latency_percentiles,
                   set_latency_percentiles, true},
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
@@ -316,7 +318,7 @@ const char* const kUsage =
     "          logfile dir dbfilename\n"
     "          activedefrag active-defrag-ignore-bytes active-defrag-threshold-lower\n"
     "          slowlog-log-slower-than slowlog-max-len latency-tracking\n"
-    "          latency-tracking-info-percentiles\n"
+    "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command\n";
 

@@ -62,6 +62,9 @@ struct ServerConfig {
   // Per-command latency histograms (store/latency_histogram.h): recorded while on; INFO
   // latencystats reports these percentiles of each.
   bool latency_tracking = true;
+  // The latency monitor (store/latency_monitor.h): events of at least this many milliseconds are
+  // sampled; 0, Redis's default, samples none.
+  long long latency_monitor_threshold = 0;
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output

@@ -4,7 +4,7 @@
 //   SlowLog log;
 //   log.configure({.slower_than_usec = 10'000, .max_len = 128});
 //   log.set_cycles_per_usec(rate);                 // the time-stamp counter's (cycle_clock.h)
-//   if (log.may_want(cycles) && log.wants(usec))   // one compare per command, then exact
+//   if (cycles >= log.threshold_cycles() && log.wants(usec))   // one compare, then exact
 //     log.push({args, redacted, usec, unix_seconds, "127.0.0.1:5000", "name"});
 //   log.for_each_newest(10, [](const SlowLog::Entry& e) { ... });
 //
@@ -20,11 +20,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "server/store/cycle_threshold.h"
 
 namespace chronocached {
 
@@ -60,24 +61,16 @@ class SlowLog {
 
   void configure(const Settings& settings) {
     settings_ = settings;
-    update_cycle_threshold();
+    threshold_.set_usec(settings.slower_than_usec);
   }
   const Settings& settings() const noexcept { return settings_; }
-  void set_cycles_per_usec(double rate) {
-    cycles_per_usec_ = rate;
-    update_cycle_threshold();
-  }
+  void set_cycles_per_usec(double rate) { threshold_.set_cycles_per_usec(rate); }
 
-  // Whether a command that ran `cycles` of the time-stamp counter may belong in the log: never
-  // false for one that does (the threshold is rounded down), so that every command pays one
-  // compare and only the candidates a conversion to microseconds and wants().
-  bool may_want(std::uint64_t cycles) const noexcept { return cycles >= threshold_cycles_; }
+  // The threshold in time-stamp-counter cycles: a command that ran fewer is not wanted.
+  std::uint64_t threshold_cycles() const noexcept { return threshold_.cycles(); }
 
   // Whether a command that ran `usec` belongs in the log.
-  bool wants(std::uint64_t usec) const noexcept {
-    return settings_.slower_than_usec >= 0 &&
-           usec >= static_cast<std::uint64_t>(settings_.slower_than_usec);
-  }
+  bool wants(std::uint64_t usec) const noexcept { return threshold_.reached_by(usec); }
 
   // Adds the command as the newest entry, then drops the oldest beyond max_len (Redis trims on
   // a push, so a smaller max_len set at run time takes effect at the next slow command).
@@ -93,19 +86,8 @@ class SlowLog {
   }
 
  private:
-  static constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
-  void update_cycle_threshold() {
-    if (settings_.slower_than_usec < 0) {
-      threshold_cycles_ = kNever;
-      return;
-    }
-    const double cycles = static_cast<double>(settings_.slower_than_usec) * cycles_per_usec_;
-    threshold_cycles_ = cycles >= 1.8e19 ? kNever : static_cast<std::uint64_t>(cycles);
-  }
-
   Settings settings_;
-  double cycles_per_usec_ = 1000.0;
-  std::uint64_t threshold_cycles_ = 0;
+  CycleThreshold threshold_;
   std::deque<Entry> entries_;  // front: the newest
   std::uint64_t next_id_ = 0;
 };
