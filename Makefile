@@ -20,6 +20,7 @@
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
 #   make fuzz-snapshot  fuzz the snapshot loader (FUZZ_SECONDS, default 60)
+#   make fuzz-http  fuzz the metrics endpoint's HTTP request reader (FUZZ_SECONDS, default 60)
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -29,7 +30,7 @@ DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
                 pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev \
-                libtbb-dev libjemalloc2 libmimalloc2.0
+                libtbb-dev libjemalloc2 libmimalloc2.0 prometheus
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -38,7 +39,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -210,6 +211,7 @@ sim: build-release
 # The libFuzzer targets, built with clang (libFuzzer needs it) outside the GCC CMake build:
 #   resp_fuzz      every server source but main.cc: parser and command dispatch
 #   snapshot_fuzz  the snapshot loader
+#   http_fuzz      the metrics endpoint's HTTP request reader
 # New inputs that grow coverage collect in build/fuzz/corpus and build/fuzz/snapshot-corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_CXX := clang++-14
@@ -227,6 +229,9 @@ FUZZ_RUN := -dict=tests/fuzz/resp.dict -max_len=4096 -timeout=10 -rss_limit_mb=4
 SNAPSHOT_FUZZ_BIN := build/fuzz/snapshot_fuzz
 SNAPSHOT_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,$(PERSISTENCE_SOURCES) tests/fuzz/snapshot_fuzz.cc)
 SNAPSHOT_FUZZ_RUN := -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+HTTP_FUZZ_BIN := build/fuzz/http_fuzz
+HTTP_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,src/server/net/http_request.cc tests/fuzz/http_fuzz.cc)
+HTTP_FUZZ_RUN := -max_len=12000 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 build/fuzz/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -238,7 +243,10 @@ $(FUZZ_BIN): $(FUZZ_OBJECTS)
 $(SNAPSHOT_FUZZ_BIN): $(SNAPSHOT_FUZZ_OBJECTS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ $(FUZZ_LIBS)
 
--include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d)
+$(HTTP_FUZZ_BIN): $(HTTP_FUZZ_OBJECTS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@
+
+-include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d) $(HTTP_FUZZ_OBJECTS:.o=.d)
 
 fuzz: setup $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
@@ -250,14 +258,22 @@ fuzz-snapshot: setup $(SNAPSHOT_FUZZ_BIN)
 	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build/fuzz/snapshot- build/fuzz/snapshot-corpus tests/fuzz/snapshot_corpus
 
-# Ten seconds each from the checked-in seeds: a crash or sanitizer report fails make test.
-fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN)
-	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus
-	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus
+fuzz-http: setup $(HTTP_FUZZ_BIN)
+	@mkdir -p build/fuzz/http-corpus
+	$(HTTP_FUZZ_BIN) $(HTTP_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build/fuzz/http- build/fuzz/http-corpus tests/fuzz/http_corpus
+
+# Ten seconds each from the checked-in seeds (five for the small HTTP reader): a crash or
+# sanitizer report fails make test.
+fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN)
+	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus
+	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus
 	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/ \
 	  build/fuzz/smoke-corpus tests/fuzz/corpus
 	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/snapshot- \
 	  build/fuzz/snapshot-smoke-corpus tests/fuzz/snapshot_corpus
+	$(HTTP_FUZZ_BIN) $(HTTP_FUZZ_RUN) -max_total_time=5 -artifact_prefix=build/fuzz/http- \
+	  build/fuzz/http-smoke-corpus tests/fuzz/http_corpus
 
 clean:
 	rm -rf build

@@ -75,6 +75,7 @@ Server::Server(ServerConfig config)
 
 Server::~Server() {
   listeners_.clear();
+  metrics_.reset();  // before the loops: it is registered with loop 0's events
   loops_.clear();
 }
 
@@ -171,6 +172,18 @@ bool Server::listen(std::string& error) {
   if (listeners_.empty()) {
     error = "no bind address configured";
     return false;
+  }
+  if (state_.config.metrics_port >= 0) {
+    metrics_ = std::make_unique<MetricsEndpoint>(state_, loops_[0]->events());
+    if (!metrics_->listen(state_.config.bind, static_cast<int>(state_.config.metrics_port),
+                          error)) {
+      error = "metrics port: " + error;
+      return false;
+    }
+    state_.process.metrics_port = metrics_->port();
+    // Worded without "port <n>", which log readers (and the tests) take for the RESP port.
+    log("notice", "Metrics endpoint listening at :" + std::to_string(metrics_->port()) +
+                      " (HTTP GET /metrics, /healthz)");
   }
   return true;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/loop.h"
+#include "server/metrics_endpoint.h"
 #include "server/server_state.h"
 
 namespace chronocached {
@@ -43,8 +44,9 @@ class Server {
   ServerState state_;
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<Listener>> listeners_;
-  std::size_t next_loop_ = 0;         // the loop that gets the next connection
-  std::uint64_t next_client_id_ = 1;  // accept() runs on loop 0 only
+  std::unique_ptr<MetricsEndpoint> metrics_;  // with metrics-port, on loop 0
+  std::size_t next_loop_ = 0;                 // the loop that gets the next connection
+  std::uint64_t next_client_id_ = 1;          // accept() runs on loop 0 only
 };
 
 }  // namespace chronocached

@@ -145,6 +145,7 @@ struct ProcessInfo {
   std::string run_id;         // 40 hex characters, new per process
   std::int64_t start_ms = 0;  // wall clock at start
   int tcp_port = 0;           // the port actually bound
+  int metrics_port = -1;      // the metrics endpoint's, -1 without one
   std::string executable;
 };
 

@@ -20,6 +20,20 @@
 #include "server/commands/command_table.h"
 
 namespace chronocached {
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages_total = 0;
+  std::size_t pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+chronocache::CacheStats engine_totals(const ServerState& server) {
+  chronocache::CacheStats total;
+  for (std::size_t i = 0; i < server.keyspace.count(); ++i) total += server.keyspace.db(i).stats();
+  return total;
+}
+
 namespace {
 
 // Appends "name:value\r\n" lines under "# Title" headers, sections separated by a blank line.
@@ -74,25 +88,11 @@ std::string human_bytes(std::uint64_t n) {
   return buf;
 }
 
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages_total = 0;
-  std::size_t pages_resident = 0;
-  statm >> pages_total >> pages_resident;
-  return pages_resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
 std::string rusage_seconds(const struct timeval& tv) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(tv.tv_sec),
                 static_cast<long>(tv.tv_usec));
   return buf;
-}
-
-chronocache::CacheStats engine_totals(const ServerState& server) {
-  chronocache::CacheStats total;
-  for (std::size_t i = 0; i < server.keyspace.count(); ++i) total += server.keyspace.db(i).stats();
-  return total;
 }
 
 // A counter since the last CONFIG RESETSTAT (never below zero, should an engine ever restart).
@@ -125,6 +125,7 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("process_supervised", "no");
   info.field("run_id", server.process.run_id);
   info.field("tcp_port", server.process.tcp_port);
+  info.field("metrics_port", server.process.metrics_port);  // chronocached's: -1 for none
   info.field("server_time_usec", static_cast<long long>(ctx.unix_ms) * 1000);
   const std::int64_t uptime = (ctx.unix_ms - server.process.start_ms) / 1000;
   info.field("uptime_in_seconds", static_cast<long long>(uptime));

@@ -11,12 +11,20 @@
 // as Redis reports them when that machinery is idle, so parsers find every field they expect.
 #pragma once
 
+#include <cstddef>
+
+#include "chronocache/stats.h"
 #include "server/commands/command.h"
 
 namespace chronocached {
 
 // INFO [section ...]
 void info_command(CommandContext& ctx);
+
+// The process's resident set in bytes (/proc/self/statm), as INFO's used_memory_rss.
+std::size_t resident_bytes();
+// Hits, misses and expirations summed over every database's engine, since start.
+chronocache::CacheStats engine_totals(const ServerState& server);
 
 // CONFIG RESETSTAT: zeroes the counters INFO reports (the engine's counters cannot be reset,
 // so their current values become the new zero).

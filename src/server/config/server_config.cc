@@ -251,6 +251,7 @@ ConfigParam secret(ConfigParam param) {
 const std::vector<ConfigParam>& params() {
   static const std::vector<ConfigParam> table = {
       integer_param<&ServerConfig::port, 0, 65535>("port", false),
+      integer_param<&ServerConfig::metrics_port, -1, 65535>("metrics-port", false),
       string_param<&ServerConfig::bind>("bind", false),
       bool_param<&ServerConfig::protected_mode>("protected-mode", true),
       secret(string_param<&ServerConfig::requirepass>("requirepass", true)),
@@ -311,7 +312,7 @@ const char* const kUsage =
     "       chronocached --port 7777\n"
     "       chronocached --bind 127.0.0.1 --requirepass secret --maxclients 100\n"
     "\n"
-    "Settings: port bind protected-mode requirepass maxclients timeout databases\n"
+    "Settings: port metrics-port bind protected-mode requirepass maxclients timeout databases\n"
     "          proto-max-bulk-len client-query-buffer-limit client-output-buffer-limit\n"
     "          tcp-backlog hz threads (io-threads) realtime-loops maxmemory maxmemory-policy "
     "loglevel\n"

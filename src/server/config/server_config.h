@@ -65,6 +65,9 @@ struct ServerConfig {
   // The latency monitor (store/latency_monitor.h): events of at least this many milliseconds are
   // sampled; 0, Redis's default, samples none.
   long long latency_monitor_threshold = 0;
+  // Prometheus's scrape target (metrics_endpoint.h) on this port, on the `bind` addresses:
+  // -1 (the default) none, 0 one the kernel picks (INFO server's metrics_port tells which).
+  long long metrics_port = -1;
   std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   std::string loglevel = "notice";
   std::string logfile;  // empty: standard output

@@ -30,9 +30,19 @@ class LatencyHistogram {
     const std::int64_t v = ns < kLowest ? kLowest : (ns > kHighest ? kHighest : ns);
     ++counts_[index_of(v)];
     ++total_;
+    sum_ns_ += static_cast<std::uint64_t>(v);
   }
 
   std::uint64_t total() const noexcept { return total_; }
+  std::uint64_t sum_ns() const noexcept { return sum_ns_; }  // of the values as recorded
+
+  // The values recorded up to `ns` (those in its bucket included): a Prometheus bucket's count.
+  std::uint64_t count_at_or_below(std::int64_t ns) const noexcept {
+    const std::size_t last = index_of(ns < kLowest ? kLowest : (ns > kHighest ? kHighest : ns));
+    std::uint64_t count = 0;
+    for (std::size_t i = 0; i <= last; ++i) count += counts_[i];
+    return count;
+  }
 
   // The smallest recorded value v such that `percentile` % of the values are at or below v, as
   // the top of v's bucket (HdrHistogram's value_at_percentile); 0 when nothing was recorded.
@@ -97,6 +107,7 @@ class LatencyHistogram {
 
   std::array<std::uint64_t, kCounts> counts_{};
   std::uint64_t total_ = 0;
+  std::uint64_t sum_ns_ = 0;
 };
 
 }  // namespace chronocached
