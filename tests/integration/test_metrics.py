@@ -2,11 +2,16 @@
 checked by Debian's promtool, its counters against what the clients did, and the HTTP edge cases
 a scraper or a stray client can produce."""
 import http.client
+import json
+import os
 import shutil
 import socket
 import subprocess
+import time
+import urllib.parse
 
 import pytest
+from conftest import free_port
 
 
 @pytest.fixture
@@ -118,3 +123,97 @@ def test_no_metrics_port_by_default(start_server):
     assert client.info("server")["metrics_port"] == -1
     assert client.config_get("metrics-port") == {"metrics-port": "-1"}
     client.close()
+
+
+# ---- Dashboards and alerts as code, with Debian's promtool and a real Prometheus -------------
+
+DEPLOY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy")
+ALERTS = os.path.join(DEPLOY, "prometheus", "chronocached-alerts.yml")
+DASHBOARD = os.path.join(DEPLOY, "grafana", "chronocached.json")
+
+
+def tool(name):
+    path = shutil.which(name)
+    assert path, f"{name} is missing (make test's setup installs Debian's prometheus)"
+    return path
+
+
+def test_alert_rules_pass_promtools_check_and_unit_tests():
+    check = subprocess.run([tool("promtool"), "check", "rules", ALERTS], capture_output=True,
+                           text=True)
+    assert check.returncode == 0 and "SUCCESS: 5 rules found" in check.stdout, check.stdout
+    unit = subprocess.run([tool("promtool"), "test", "rules", "chronocached-alerts.test.yml"],
+                          cwd=os.path.dirname(ALERTS), capture_output=True, text=True)
+    assert unit.returncode == 0 and "SUCCESS" in unit.stdout, unit.stdout + unit.stderr
+
+
+def dashboard_queries():
+    """Every panel's PromQL, with Grafana's variables given values Prometheus accepts."""
+    with open(DASHBOARD) as f:
+        dashboard = json.load(f)
+    ids = [panel["id"] for panel in dashboard["panels"]]
+    assert len(ids) == len(set(ids)) >= 10
+    return [target["expr"].replace("$__rate_interval", "1m").replace("$instance", ".*")
+            for panel in dashboard["panels"] for target in panel["targets"]]
+
+
+def prometheus_api(port, path, **params):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path + ("?" + urllib.parse.urlencode(params) if params else ""))
+    response = connection.getresponse()
+    body = json.loads(response.read())
+    connection.close()
+    return body
+
+
+def wait_until(predicate, seconds=60):
+    """Polls an outside process (Prometheus scrapes on its own clock) until predicate() holds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            result = predicate()
+            if result:
+                return result
+        except (OSError, http.client.HTTPException, ValueError):
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"timed out after {seconds} s")
+
+
+def test_a_real_prometheus_scrapes_the_server_and_runs_the_dashboards_queries(metrics, tmp_path):
+    client, metrics_port = metrics
+    shutil.copy(ALERTS, tmp_path / "chronocached-alerts.yml")
+    (tmp_path / "prometheus.yml").write_text(
+        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+        "rule_files:\n  - chronocached-alerts.yml\n"
+        "scrape_configs:\n  - job_name: chronocached\n    static_configs:\n"
+        f"      - targets: ['127.0.0.1:{metrics_port}']\n")
+    web_port = free_port()
+    prometheus = subprocess.Popen(
+        [tool("prometheus"), f"--config.file={tmp_path / 'prometheus.yml'}",
+         f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{web_port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for i in range(30):
+            client.set(f"k{i}", i)
+        query = 'chronocache_commands_total{command="set",job="chronocached"}'
+        result = wait_until(lambda: prometheus_api(web_port, "/api/v1/query", query=query)
+                            ["data"]["result"])
+        assert float(result[0]["value"][1]) == 30
+        rules = prometheus_api(web_port, "/api/v1/rules")["data"]["groups"]
+        assert {r["name"] for g in rules for r in g["rules"]} == {
+            "ChronocacheHitRateLow", "ChronocacheLatencyP99High", "ChronocacheEvictionsHigh",
+            "ChronocacheMemoryNearBudget", "ChronocacheSnapshotFailed"}
+        for expr in dashboard_queries():
+            answer = prometheus_api(web_port, "/api/v1/query", query=expr)
+            assert answer["status"] == "success", (expr, answer)
+        # One that must have data by now: the scrape target's own series.
+        keys = prometheus_api(web_port, "/api/v1/query", query='sum(chronocache_keys)')
+        assert float(keys["data"]["result"][0]["value"][1]) == 30
+    finally:
+        prometheus.terminate()
+        try:
+            prometheus.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            prometheus.kill()
+            prometheus.wait()
