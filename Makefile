@@ -16,6 +16,7 @@
 #   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
 #   make bench-memory-return  RSS after half of 2 M keys are deleted, vs loaded alone, vs redis-server
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
+#   make bench-observability  latency tracking's and /metrics scraping's cost to the server
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
@@ -39,7 +40,7 @@ SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -194,6 +195,10 @@ bench-loop: setup
 # BENCH_ARGS="--compare a=/tmp/a/chronocached b=/tmp/b/chronocached".
 bench-bgsave-load: build-release
 	python3 bench/server/run_bgsave_load_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# What latency tracking and scraping /metrics cost, and INFO latencystats beside redis-benchmark.
+bench-observability: build-release
+	python3 bench/server/run_observability_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).

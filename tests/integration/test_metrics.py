@@ -210,6 +210,14 @@ def test_a_real_prometheus_scrapes_the_server_and_runs_the_dashboards_queries(me
         # One that must have data by now: the scrape target's own series.
         keys = prometheus_api(web_port, "/api/v1/query", query='sum(chronocache_keys)')
         assert float(keys["data"]["result"][0]["value"][1]) == 30
+        # Hits rise in Prometheus after GETs.
+        hits = 'chronocache_keyspace_hits_total{job="chronocached"}'
+        before = float(prometheus_api(web_port, "/api/v1/query", query=hits)
+                       ["data"]["result"][0]["value"][1])
+        for i in range(30):
+            client.get(f"k{i}")
+        wait_until(lambda: float(prometheus_api(web_port, "/api/v1/query", query=hits)
+                                 ["data"]["result"][0]["value"][1]) >= before + 30)
     finally:
         prometheus.terminate()
         try:

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""What watching chronocached costs (`make bench-observability`, issue 15's targets).
+
+    python3 bench/server/run_observability_bench.py --server build/release/src/server/chronocached
+
+Three measurements, each alternating its two sides in every repetition (medians of --reps):
+
+1. Latency tracking: two servers, one with `--latency-tracking yes` (the default) and one with
+   `no`, under the same `redis-benchmark -P 16 -t get|set` runs; server CPU microseconds per
+   request (utime + stime from /proc/PID/stat), tracking on over off. Target: <= 1.03.
+2. INFO latencystats against the client: after a GET run at pipeline 1 on a fresh server, the
+   server's own p50/p99 for GET (the time in its handler) beside redis-benchmark's p50/p99 (the
+   round trip: both sockets, the kernel's loopback, the client's own queueing). Reported, with the
+   ratio; they measure different spans, so the server's is the smaller.
+3. Scraping: one server with `--metrics-port 0`, GET at pipeline 1 with a scraper fetching
+   /metrics every second beside it, and without; redis-benchmark's GET p99 with over without.
+   Target: <= 1.05.
+
+Servers run pinned to CPU 0 and redis-benchmark to CPU 1 (taskset), as make bench-server runs
+them; the scraper shares CPU 1 with the client. Standard library only.
+"""
+
+import argparse
+import http.client
+import pathlib
+import shutil
+import statistics
+import sys
+import threading
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
+import run_server_bench as bench  # noqa: E402  (Server, run_benchmark, conditions)
+
+
+def start(args, name, *extra):
+    return bench.Server(name, lambda port: [args.server, "--port", str(port), "--bind",
+                                            "127.0.0.1", "--loglevel", "warning", *extra],
+                        args.server_cpu)
+
+
+def info_fields(server, section):
+    reply = server.command("INFO", section)
+    text = reply.decode(errors="replace")
+    # A bulk reply: the length line, then the text (read_reply_line returns what arrived).
+    fields = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            fields[name] = value
+    return fields
+
+
+def tracking_cost(args):
+    rows = {}
+    for rep in range(args.reps):
+        on = start(args, "tracking on")
+        off = start(args, "tracking off", "--latency-tracking", "no")
+        try:
+            order = (on, off) if rep % 2 == 0 else (off, on)
+            for test in ("set", "get"):
+                for server in order:
+                    bench.log(f"rep {rep + 1}/{args.reps}: {server.name} {test.upper()} -P 16")
+                    run = bench.run_benchmark(server, test, 16, args)
+                    rows.setdefault((test, server.name), []).append(run["cpu_us"])
+        finally:
+            on.stop()
+            off.stop()
+    lines = ["| workload | CPU µs/req, tracking on | off | on / off |", "|---|---:|---:|---:|"]
+    for test in ("set", "get"):
+        on_us = statistics.median(rows[(test, "tracking on")])
+        off_us = statistics.median(rows[(test, "tracking off")])
+        lines.append(f"| {test.upper()} -P 16 | {on_us:.3f} | {off_us:.3f} | {on_us / off_us:.3f} |")
+    return "\n".join(lines)
+
+
+def percentiles_against_client(args):
+    rows = []
+    for rep in range(args.reps):
+        server = start(args, "chronocached")
+        try:
+            bench.run_benchmark(server, "set", 16, args)  # keys to hit
+            server.command("CONFIG", "RESETSTAT")
+            run = bench.run_benchmark(server, "get", 1, args)
+            stats = info_fields(server, "latencystats")["latency_percentiles_usec_get"]
+            values = dict(pair.split("=") for pair in stats.strip().split(","))
+            rows.append((float(values["p50"]) / 1000, float(values["p99"]) / 1000, run["p50"],
+                         run["p99"]))
+        finally:
+            server.stop()
+    p50_s, p99_s, p50_c, p99_c = (statistics.median(r[i] for r in rows) for i in range(4))
+    return "\n".join([
+        "| GET -P 1 | p50 ms | p99 ms |", "|---|---:|---:|",
+        f"| server, INFO latencystats (handler) | {p50_s:.4f} | {p99_s:.4f} |",
+        f"| client, redis-benchmark (round trip) | {p50_c:.3f} | {p99_c:.3f} |",
+        f"| server / client | {p50_s / p50_c:.3f} | {p99_s / p99_c:.3f} |"])
+
+
+class Scraper(threading.Thread):
+    """Fetches /metrics once a second until stopped."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port = port
+        self.stopping = threading.Event()
+        self.scrapes = 0
+
+    def run(self):
+        while not self.stopping.wait(1.0):
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            connection.request("GET", "/metrics")
+            if connection.getresponse().read():
+                self.scrapes += 1
+            connection.close()
+
+
+def scrape_cost(args):
+    p99 = {"scraped": [], "not scraped": []}
+    scrapes = 0
+    server = start(args, "chronocached", "--metrics-port", "0")
+    try:
+        port = int(info_fields(server, "server")["metrics_port"])
+        bench.run_benchmark(server, "set", 16, args)
+        for rep in range(args.reps):
+            for scraped in ((True, False) if rep % 2 == 0 else (False, True)):
+                scraper = Scraper(port) if scraped else None
+                if scraper:
+                    scraper.start()
+                bench.log(f"rep {rep + 1}/{args.reps}: GET -P 1, {'' if scraped else 'not '}scraped")
+                run = bench.run_benchmark(server, "get", 1, args)
+                if scraper:
+                    scraper.stopping.set()
+                    scraper.join()
+                    scrapes += scraper.scrapes
+                p99["scraped" if scraped else "not scraped"].append(run["p99"])
+    finally:
+        server.stop()
+    with_scrape = statistics.median(p99["scraped"])
+    without = statistics.median(p99["not scraped"])
+    return "\n".join([
+        "| GET -P 1 | p99 ms, scraped every second | not scraped | scraped / not |",
+        "|---|---:|---:|---:|",
+        f"| runs: {p99['scraped']} / {p99['not scraped']} | {with_scrape:.3f} | {without:.3f} | "
+        f"{with_scrape / without:.3f} |",
+        "", f"({scrapes} scrapes in all)"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--server", default=str(REPO_ROOT / "build/release/src/server/chronocached"))
+    parser.add_argument("--redis-benchmark", default=shutil.which("redis-benchmark"))
+    parser.add_argument("--requests", type=int, default=2_000_000, help="per redis-benchmark run")
+    parser.add_argument("--keys", type=int, default=100_000, help="redis-benchmark -r")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--data-size", type=int, default=16)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--server-cpu", type=int, default=0)
+    parser.add_argument("--bench-cpu", type=int, default=1)
+    args = parser.parse_args()
+    args.redis_server = shutil.which("redis-server")  # for bench.conditions
+    print(bench.conditions(args))
+    print()
+    print(f"redis-benchmark -c {args.clients} -n {args.requests} -r {args.keys} "
+          f"-d {args.data_size}, {args.reps} repetitions, medians")
+    print("\n1. Latency tracking's cost\n")
+    print(tracking_cost(args))
+    print("\n2. INFO latencystats beside redis-benchmark\n")
+    print(percentiles_against_client(args))
+    print("\n3. Scraping /metrics every second during load\n")
+    print(scrape_cost(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
