@@ -82,6 +82,22 @@ def test_the_exposition_passes_promtool_and_counts_what_clients_did(metrics):
     assert 0 < values['chronocache_command_duration_seconds_sum{command="set"}'] < 1
 
 
+def test_the_eviction_policys_own_state_is_exposed(start_server):
+    server = start_server("--metrics-port", "0", "--maxmemory-policy", "allkeys-wtinylfu")
+    client = server.client(decode_responses=True)
+    port = client.info("server")["metrics_port"]
+    for i in range(1000):
+        client.set(f"k{i}", i)
+    values = samples(get(port, "/metrics")[2])
+    segments = [values[f'chronocache_wtinylfu_entries{{db="0",segment="{name}"}}']
+                for name in ("window", "probation", "protected")]
+    assert sum(segments) == 1000 and segments[0] >= 1
+    assert 0 < values['chronocache_wtinylfu_window_share{db="0"}'] < 1
+    client.config_set("maxmemory-policy", "allkeys-lru")  # no such state: no series
+    assert not any(k.startswith("chronocache_wtinylfu") for k in samples(get(port, "/metrics")[2]))
+    client.close()
+
+
 def test_healthz_head_and_refusals(metrics):
     _, port = metrics
     assert get(port, "/healthz")[0::2] == (200, "ok\n")

@@ -68,6 +68,10 @@ class SwitchablePolicy {
   P* get_if() noexcept {
     return std::get_if<P>(&policies_);
   }
+  template <class P>
+  const P* get_if() const noexcept {
+    return std::get_if<P>(&policies_);
+  }
 
   // Whether the selected policy keeps a word per entry (its Meta is not empty).
   bool needs_meta() const noexcept {

@@ -168,6 +168,32 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
   out.family("chronocache_changes_since_last_snapshot", "gauge", "Writes since the last save.");
   out.sample(static_cast<double>(server.keyspace.changes()));
 
+  // The eviction policy's own state, where it has one: W-TinyLFU's segments and its adaptive
+  // window (allkeys-wtinylfu).
+  struct Segment {
+    const char* name;
+    std::size_t (chronocache::WTinyLfu::*size)() const noexcept;
+  };
+  static constexpr Segment kSegments[] = {{"window", &chronocache::WTinyLfu::window_size},
+                                          {"probation", &chronocache::WTinyLfu::probation_size},
+                                          {"protected", &chronocache::WTinyLfu::protected_size}};
+  out.family("chronocache_wtinylfu_entries", "gauge",
+             "Entries in each W-TinyLFU segment, by database (allkeys-wtinylfu only).");
+  for (std::size_t db = 0; db < server.keyspace.count(); ++db) {
+    const chronocache::WTinyLfu* policy = server.keyspace.db(db).wtinylfu();
+    if (policy == nullptr || policy->size() == 0) continue;
+    for (const Segment& segment : kSegments)
+      out.sample(static_cast<double>((policy->*segment.size)()),
+                 label("db", std::to_string(db)) + "," + label("segment", segment.name));
+  }
+  out.family("chronocache_wtinylfu_window_share", "gauge",
+             "The share of W-TinyLFU's capacity its adaptive window holds, by database.");
+  for (std::size_t db = 0; db < server.keyspace.count(); ++db) {
+    const chronocache::WTinyLfu* policy = server.keyspace.db(db).wtinylfu();
+    if (policy != nullptr && policy->size() != 0)
+      out.sample(policy->window_share(), label("db", std::to_string(db)));
+  }
+
   out.family("chronocache_slowlog_length", "gauge", "Entries in SLOWLOG.");
   out.sample(static_cast<double>(server.slow_log.size()));
   return out.take();

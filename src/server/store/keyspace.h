@@ -126,6 +126,11 @@ class Db {
     return engine_->deadline_prehashed(key, hashed(key), now);
   }
   std::size_t size(TimePoint now) const { return engine_->size_at(now); }
+  // The engine's W-TinyLFU while it is the eviction policy (allkeys-wtinylfu), else nullptr: its
+  // window and segments, for the metrics.
+  const chronocache::WTinyLfu* wtinylfu() const {
+    return engine_->policy().template get_if<chronocache::WTinyLfu>();
+  }
   // Keyspace::pause_expiry, for this database.
   void set_reads_remove_expired(bool remove) { engine_->set_reads_remove_expired(remove); }
   // Keys held, expired ones not yet reclaimed included, in O(1): what Redis's DBSIZE and INFO
