@@ -8,6 +8,9 @@ Three measurements, each alternating its two sides in every repetition (medians 
 1. Latency tracking: two servers, one with `--latency-tracking yes` (the default) and one with
    `no`, under the same `redis-benchmark -P 16 -t get|set` runs; server CPU microseconds per
    request (utime + stime from /proc/PID/stat), tracking on over off. Target: <= 1.03.
+   The same in instructions (`--only instructions`), which this noisy VM's CPU times cannot
+   resolve to a few percent: the server under callgrind, the marginal instructions per request
+   between a run of 100 K and one of 300 K requests (so start-up and shutdown cancel out).
 2. INFO latencystats against the client: after a GET run at pipeline 1 on a fresh server, the
    server's own p50/p99 for GET (the time in its handler) beside redis-benchmark's p50/p99 (the
    round trip: both sockets, the kernel's loopback, the client's own queueing). Reported, with the
@@ -27,6 +30,7 @@ import shutil
 import statistics
 import sys
 import threading
+import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
@@ -70,7 +74,53 @@ def tracking_cost(args):
     for test in ("set", "get"):
         on_us = statistics.median(rows[(test, "tracking on")])
         off_us = statistics.median(rows[(test, "tracking off")])
-        lines.append(f"| {test.upper()} -P 16 | {on_us:.3f} | {off_us:.3f} | {on_us / off_us:.3f} |")
+        runs = ", ".join(f"{a / b:.3f}" for a, b in zip(rows[(test, "tracking on")],
+                                                      rows[(test, "tracking off")]))
+        lines.append(f"| {test.upper()} -P 16 | {on_us:.3f} | {off_us:.3f} | {on_us / off_us:.3f} "
+                     f"(by repetition: {runs}) |")
+    return "\n".join(lines)
+
+
+def server_instructions(args, test, requests, *extra):
+    """Instructions the whole server executes (callgrind) while serving `requests` of `test`."""
+    import re
+    import subprocess
+    port = bench.free_port()
+    proc = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", args.server, "--port",
+         str(port), "--bind", "127.0.0.1", "--loglevel", "warning", *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = bench.Server.__new__(bench.Server)  # the process above, reached as a Server
+    server.name, server.port, server.proc = "callgrind", port, proc
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if server.command("PING").startswith(b"+PONG"):
+                break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            sys.exit("chronocached under valgrind did not start")
+        time.sleep(0.2)
+    subprocess.run([args.redis_benchmark, "-p", str(port), "-t", test, "-n", str(requests), "-P",
+                    "16", "-c", "10", "-r", str(args.keys), "-q"], capture_output=True, check=True)
+    server.command("SHUTDOWN", "NOSAVE")
+    stderr = proc.communicate(timeout=300)[1]
+    return int(re.search(r"I\s+refs:\s+([\d,]+)", stderr).group(1).replace(",", ""))
+
+
+def tracking_instructions(args):
+    lines = ["| workload | instructions/req, tracking on | off | on / off |", "|---|---:|---:|---:|"]
+    for test in ("set", "get"):
+        per_request = {}
+        for name, extra in (("on", ()), ("off", ("--latency-tracking", "no"))):
+            bench.log(f"callgrind: {test.upper()} -P 16, tracking {name}")
+            few = server_instructions(args, test, 100_000, *extra)
+            more = server_instructions(args, test, 300_000, *extra)
+            per_request[name] = (more - few) / 200_000
+        lines.append(f"| {test.upper()} -P 16 | {per_request['on']:.0f} | {per_request['off']:.0f}"
+                     f" | {per_request['on'] / per_request['off']:.3f} |")
     return "\n".join(lines)
 
 
@@ -156,18 +206,27 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--bench-cpu", type=int, default=1)
+    parser.add_argument("--only",
+                        choices=("tracking", "instructions", "percentiles", "scraping"),
+                        help="one of the three measurements")
     args = parser.parse_args()
     args.redis_server = shutil.which("redis-server")  # for bench.conditions
     print(bench.conditions(args))
     print()
     print(f"redis-benchmark -c {args.clients} -n {args.requests} -r {args.keys} "
           f"-d {args.data_size}, {args.reps} repetitions, medians")
-    print("\n1. Latency tracking's cost\n")
-    print(tracking_cost(args))
-    print("\n2. INFO latencystats beside redis-benchmark\n")
-    print(percentiles_against_client(args))
-    print("\n3. Scraping /metrics every second during load\n")
-    print(scrape_cost(args))
+    if args.only in (None, "tracking"):
+        print("\n1. Latency tracking's cost\n")
+        print(tracking_cost(args))
+    if args.only in (None, "instructions"):
+        print("\n1b. Latency tracking's cost in instructions (callgrind)\n")
+        print(tracking_instructions(args))
+    if args.only in (None, "percentiles"):
+        print("\n2. INFO latencystats beside redis-benchmark\n")
+        print(percentiles_against_client(args))
+    if args.only in (None, "scraping"):
+        print("\n3. Scraping /metrics every second during load\n")
+        print(scrape_cost(args))
     return 0
 
 

@@ -136,9 +136,8 @@ void record_latency(ServerStats& stats, std::uint32_t ordinal, std::uint64_t cyc
   if (histogram == nullptr) [[unlikely]]
     histogram = std::make_unique<LatencyHistogram>();
   __extension__ using U128 = unsigned __int128;
-  const auto ns = static_cast<std::int64_t>(static_cast<U128>(cycles) * stats.ns_per_cycle_q32 >>
-                                            32);  // < 2^63 for any cycles < 2^62
-  histogram->record(ns);
+  histogram->record(
+      static_cast<std::uint64_t>(static_cast<U128>(cycles) * stats.ns_per_cycle_q32 >> 32));
 }
 
 // A command that may have run past slowlog-log-slower-than or latency-monitor-threshold: logged

@@ -1,6 +1,7 @@
 #include "server/commands/metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <string_view>
@@ -56,7 +57,11 @@ std::string label(std::string_view name, std::string_view value) {
 }
 
 // Command latency buckets: 1 µs to ~1 s by powers of two (the histograms' own range).
-constexpr int kLatencyBuckets = 21;
+constexpr auto kLatencyBoundsNs = [] {
+  std::array<std::int64_t, 21> bounds{};
+  for (std::size_t k = 0; k < bounds.size(); ++k) bounds[k] = std::int64_t{1000} << k;
+  return bounds;
+}();
 
 }  // namespace
 
@@ -108,16 +113,15 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
     if (i >= stats.latency.size() || stats.latency[i] == nullptr) continue;
     const LatencyHistogram& h = *stats.latency[i];
     const std::string command = label("command", command_name(i));
-    for (int k = 0; k < kLatencyBuckets; ++k) {
-      const std::int64_t ns = std::int64_t{1000} << k;
+    h.for_each_count_at_or_below(kLatencyBoundsNs, [&](std::int64_t ns, std::uint64_t count) {
       char le[32];
       std::snprintf(le, sizeof(le), "%g", static_cast<double>(ns) / 1e9);
-      out.sample(static_cast<double>(h.count_at_or_below(ns)), command + "," + label("le", le),
-                 "_bucket");
-    }
-    out.sample(static_cast<double>(h.total()), command + "," + label("le", "+Inf"), "_bucket");
+      out.sample(static_cast<double>(count), command + "," + label("le", le), "_bucket");
+    });
+    const auto total = static_cast<double>(h.total());
+    out.sample(total, command + "," + label("le", "+Inf"), "_bucket");
     out.sample(static_cast<double>(h.sum_ns()) / 1e9, command, "_sum");
-    out.sample(static_cast<double>(h.total()), command, "_count");
+    out.sample(total, command, "_count");
   }
 
   out.family("chronocache_keyspace_hits_total", "counter", "Reads that found a live key.");

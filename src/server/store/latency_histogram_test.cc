@@ -51,10 +51,10 @@ TEST(LatencyHistogram, PercentilesAndPowersOfTwoAreRedissFigures) {
   EXPECT_EQ(g->value_at_percentile(99.9), 5'023);
 }
 
-TEST(LatencyHistogram, ValuesOutsideOneNanosecondToOneSecondAreClamped) {
+TEST(LatencyHistogram, ValuesAboveOneSecondCountAsOneSecond) {
   auto h = std::make_unique<LatencyHistogram>();
-  h->record(0);
-  h->record(-5);
+  h->record(1);
+  h->record(1);
   h->record(300);
   h->record(5'000'000'000);
   EXPECT_EQ(h->value_at_percentile(25), 1);
@@ -68,6 +68,28 @@ TEST(LatencyHistogram, ValuesOutsideOneNanosecondToOneSecondAreClamped) {
   EXPECT_EQ(cdf[0], (std::pair<std::int64_t, std::uint64_t>{1, 3}));
   EXPECT_EQ(cdf[1].second, 4u);
   EXPECT_GE(cdf[1].first, 1'000'000);
+}
+
+TEST(LatencyHistogram, TheSumIsWithinHalfABucketAndCountsAtBoundsAreCumulative) {
+  auto h = std::make_unique<LatencyHistogram>();
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::int64_t> ns(300, 2'000'000);
+  double exact = 0;
+  for (int i = 0; i < 10'000; ++i) {
+    const std::int64_t v = ns(rng);
+    h->record(v);
+    exact += static_cast<double>(v);
+  }
+  EXPECT_EQ(h->total(), 10'000u);
+  EXPECT_NEAR(static_cast<double>(h->sum_ns()), exact, exact * 0.004);
+  const std::int64_t bounds[] = {1'000, 100'000, 1'000'000, 1'000'000'000};
+  std::vector<std::uint64_t> counts;
+  h->for_each_count_at_or_below(bounds,
+                                [&](std::int64_t, std::uint64_t n) { counts.push_back(n); });
+  ASSERT_EQ(counts.size(), 4u);
+  EXPECT_NEAR(static_cast<double>(counts[1]), 10'000 * (100'000 - 300) / 1'999'700.0, 300);
+  EXPECT_LE(counts[0], counts[1]);
+  EXPECT_EQ(counts[3], 10'000u);
 }
 
 TEST(LatencyHistogram, BucketsTileTheRangeInOrder) {
