@@ -26,8 +26,10 @@ them; the scraper shares CPU 1 with the client. Standard library only.
 import argparse
 import http.client
 import pathlib
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -83,8 +85,6 @@ def tracking_cost(args):
 
 def server_instructions(args, test, requests, *extra):
     """Instructions the whole server executes (callgrind) while serving `requests` of `test`."""
-    import re
-    import subprocess
     port = bench.free_port()
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", args.server, "--port",
