@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <sstream>
 
 #include "chronocache/base/mutex.h"
 #include "server/commands/metrics.h"
@@ -136,17 +135,11 @@ MetricsEndpoint::~MetricsEndpoint() {
 }
 
 bool MetricsEndpoint::listen(const std::string& bind, int port, std::string& error) {
-  std::istringstream addresses(bind);
-  std::string host;
-  while (addresses >> host) {
-    const bool optional = host[0] == '-';  // as the RESP port reads bind
-    if (optional) host.erase(0, 1);
-    if (host == "*") host = "0.0.0.0";
-    if (host == "::*") host = "::";
+  for (const net::BindAddress& address : net::bind_addresses(bind)) {
     std::string failure;
-    const int fd = net::listen_tcp(host, port, 64, failure);
+    const int fd = net::listen_tcp(address.host, port, 64, failure);
     if (fd < 0) {
-      if (optional) continue;
+      if (address.optional) continue;
       error = failure;
       return false;
     }

@@ -145,21 +145,14 @@ bool Server::fit_maxclients_to_fd_limit(std::string& error) {
 
 bool Server::listen(std::string& error) {
   if (!fit_maxclients_to_fd_limit(error)) return false;
-  std::istringstream addresses(state_.config.bind);
-  std::string host;
   // Port 0 lets the kernel pick a port; every further address listens on the same one, so a
   // client can reach any of them at the port the log announces.
   int port = state_.config.port;
-  while (addresses >> host) {
-    // redis.conf's "-::1" marks an address that may be missing (no IPv6 here, say); "*" and "::*"
-    // are Redis's names for every IPv4 and every IPv6 address.
-    const bool optional = host[0] == '-';
-    if (optional) host.erase(0, 1);
-    if (host == "*") host = "0.0.0.0";
-    if (host == "::*") host = "::";
-    const int fd = net::listen_tcp(host, port, static_cast<int>(state_.config.tcp_backlog), error);
+  for (const net::BindAddress& address : net::bind_addresses(state_.config.bind)) {
+    const int fd =
+        net::listen_tcp(address.host, port, static_cast<int>(state_.config.tcp_backlog), error);
     if (fd < 0) {
-      if (!optional) return false;
+      if (!address.optional) return false;
       log("warning", "Skipping optional bind address: " + error);
       error.clear();
       continue;

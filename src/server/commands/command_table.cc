@@ -354,8 +354,9 @@ bool execute(CommandContext& ctx) {
   return true;
 }
 
-void for_each_command_stats(const ServerStats& stats,
-                            const std::function<void(std::string_view, const CommandStats&)>& fn) {
+void for_each_command_stats(
+    const ServerStats& stats,
+    const std::function<void(std::uint32_t, std::string_view, const CommandStats&)>& fn) {
   const Registry& r = registry();
   std::vector<std::uint32_t> called;
   for (std::uint32_t i = 0; i < stats.commands.size(); ++i) {
@@ -364,7 +365,7 @@ void for_each_command_stats(const ServerStats& stats,
   }
   std::sort(called.begin(), called.end(),
             [&](std::uint32_t a, std::uint32_t b) { return r.name_of(a) < r.name_of(b); });
-  for (std::uint32_t i : called) fn(r.name_of(i), stats.commands[i]);
+  for (std::uint32_t i : called) fn(i, r.name_of(i), stats.commands[i]);
 }
 
 std::vector<std::uint32_t> ordinals_named(std::string_view name) {

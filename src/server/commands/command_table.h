@@ -35,10 +35,12 @@ bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::
 // Runs a resolved command without the queueing and auth checks: EXEC's queued commands.
 void execute_now(CommandContext& ctx, const ResolvedCommand& command);
 
-// Calls fn(name, stats) for every command called since the last reset, by name ("get",
-// "config|get"), in name order: INFO commandstats.
-void for_each_command_stats(const ServerStats& stats,
-                            const std::function<void(std::string_view, const CommandStats&)>& fn);
+// Calls fn(ordinal, name, stats) for every command called since the last reset, by name ("get",
+// "config|get"), in name order: INFO commandstats and latencystats, the metrics. The ordinal
+// indexes ServerStats's per-command vectors (the latency histograms).
+void for_each_command_stats(
+    const ServerStats& stats,
+    const std::function<void(std::uint32_t, std::string_view, const CommandStats&)>& fn);
 // The stats ordinals LATENCY HISTOGRAM reports for `name` (any case): a command's, a
 // subcommand's ("config|get"), or each subcommand's of a container ("config"); none if unknown.
 std::vector<std::uint32_t> ordinals_named(std::string_view name);

@@ -19,8 +19,7 @@ namespace {
 // own internals; this report stops before it.)
 void latency_doctor(CommandContext& ctx) {
   const LatencyMonitor& monitor = ctx.server.latency_monitor;
-  std::size_t events = 0;
-  monitor.for_each([&](std::string_view, const LatencyMonitor::Series&) { ++events; });
+  const std::size_t events = monitor.events();
   if (events == 0 && monitor.threshold_ms() == 0) {
     return ctx.reply.verbatim(
         "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. "
@@ -75,10 +74,7 @@ void latency_graph(CommandContext& ctx) {
 
 // LATENCY LATEST: per event, the latest sample's time and milliseconds, and the largest ever.
 void latency_latest(CommandContext& ctx) {
-  std::size_t events = 0;
-  ctx.server.latency_monitor.for_each(
-      [&](std::string_view, const LatencyMonitor::Series&) { ++events; });
-  ctx.reply.array(events);
+  ctx.reply.array(ctx.server.latency_monitor.events());
   ctx.server.latency_monitor.for_each([&](std::string_view event, const LatencyMonitor::Series& s) {
     ctx.reply.array(4);
     ctx.reply.bulk(event);

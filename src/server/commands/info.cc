@@ -344,7 +344,8 @@ void cpu_section(InfoText& info) {
 
 void commandstats_section(InfoText& info, const ServerState& server) {
   info.section("Commandstats");
-  for_each_command_stats(server.stats, [&](std::string_view name, const CommandStats& s) {
+  for_each_command_stats(server.stats, [&](std::uint32_t, std::string_view name,
+                                           const CommandStats& s) {
     const double usec = static_cast<double>(s.cycles) / server.stats.cycles_per_usec;
     char line[192];
     std::snprintf(line, sizeof(line),
@@ -444,12 +445,10 @@ constexpr unsigned kAllSections = kDefaultSections | kCommandstats | kLatencysta
 void latencystats_section(InfoText& info, const ServerState& server) {
   info.section("Latencystats");
   if (!server.config.latency_tracking) return;
-  std::vector<std::uint32_t> timed;  // by name, as commandstats
-  for (std::uint32_t i = 0; i < server.stats.latency.size(); ++i)
-    if (server.stats.latency[i] != nullptr) timed.push_back(i);
-  std::sort(timed.begin(), timed.end(),
-            [](std::uint32_t a, std::uint32_t b) { return command_name(a) < command_name(b); });
-  for (std::uint32_t i : timed) {
+  // A timed command was called, so it is among commandstats' (every histogram is made by a call).
+  for_each_command_stats(server.stats, [&](std::uint32_t i, std::string_view name,
+                                           const CommandStats&) {
+    if (i >= server.stats.latency.size() || server.stats.latency[i] == nullptr) return;
     std::string line;
     for (double p : server.config.latency_tracking_info_percentiles) {
       if (!line.empty()) line += ',';
@@ -458,8 +457,10 @@ void latencystats_section(InfoText& info, const ServerState& server) {
                     static_cast<double>(server.stats.latency[i]->value_at_percentile(p)) / 1000.0);
       line.append("p").append(percentile_text(p)).append("=").append(value);
     }
-    info.field("latency_percentiles_usec_" + command_name(i), line);
-  }
+    std::string key = "latency_percentiles_usec_";
+    key.append(name);
+    info.field(key, line);
+  });
 }
 
 unsigned section_bits(std::string_view name) {

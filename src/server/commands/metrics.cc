@@ -83,14 +83,11 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
              "Connections refused (maxclients).");
   out.sample(static_cast<double>(stats.rejected_connections));
 
-  // Commands, by name, in name order (as INFO commandstats); counters restart at CONFIG RESETSTAT.
+  // Commands, in name order (as INFO commandstats); counters restart at CONFIG RESETSTAT. One
+  // pass per family, so the ordinals are kept.
   std::vector<std::uint32_t> called;
-  for (std::uint32_t i = 0; i < stats.commands.size(); ++i) {
-    const CommandStats& s = stats.commands[i];
-    if (s.calls != 0 || s.failed_calls != 0 || s.rejected_calls != 0) called.push_back(i);
-  }
-  std::sort(called.begin(), called.end(),
-            [](std::uint32_t a, std::uint32_t b) { return command_name(a) < command_name(b); });
+  for_each_command_stats(
+      stats, [&](std::uint32_t i, std::string_view, const CommandStats&) { called.push_back(i); });
   out.family("chronocache_commands_total", "counter", "Commands run, by command.");
   for (std::uint32_t i : called)
     out.sample(static_cast<double>(stats.commands[i].calls), label("command", command_name(i)));

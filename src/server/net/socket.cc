@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 
 namespace chronocached::net {
 namespace {
@@ -103,6 +104,20 @@ bool is_loopback_peer(int fd) {
     return IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr) && in6.sin6_addr.s6_addr[12] == 127;
   }
   return addr.ss_family == AF_UNIX;
+}
+
+std::vector<BindAddress> bind_addresses(const std::string& bind) {
+  std::vector<BindAddress> addresses;
+  std::istringstream words(bind);
+  std::string host;
+  while (words >> host) {
+    const bool optional = host[0] == '-';
+    if (optional) host.erase(0, 1);
+    if (host == "*") host = "0.0.0.0";
+    if (host == "::*") host = "::";
+    addresses.push_back({host, optional});
+  }
+  return addresses;
 }
 
 }  // namespace chronocached::net

@@ -70,6 +70,7 @@ class LatencyMonitor {
     const auto it = events_.find(event);
     return it == events_.end() ? nullptr : &it->second;
   }
+  std::size_t events() const noexcept { return events_.size(); }
   // fn(event, series) in name order.
   template <class Fn>
   void for_each(Fn&& fn) const {
