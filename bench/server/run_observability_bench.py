@@ -31,8 +31,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
-import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
@@ -84,30 +84,22 @@ def tracking_cost(args):
 
 
 def server_instructions(args, test, requests, *extra):
-    """Instructions the whole server executes (callgrind) while serving `requests` of `test`."""
-    port = bench.free_port()
-    proc = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", args.server, "--port",
-         str(port), "--bind", "127.0.0.1", "--loglevel", "warning", *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    server = bench.Server.__new__(bench.Server)  # the process above, reached as a Server
-    server.name, server.port, server.proc = "callgrind", port, proc
-    deadline = time.monotonic() + 60
-    while True:
+    """Instructions the whole server executes (callgrind) while serving `requests` of `test`:
+    a Server like the others, started under valgrind; its SIGTERM shutdown writes the totals."""
+    with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
+        server = bench.Server("callgrind", lambda port: [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", args.server,
+            "--port", str(port), "--bind", "127.0.0.1", "--loglevel", "warning", *extra],
+                              args.server_cpu)
         try:
-            if server.command("PING").startswith(b"+PONG"):
-                break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            sys.exit("chronocached under valgrind did not start")
-        time.sleep(0.2)
-    subprocess.run([args.redis_benchmark, "-p", str(port), "-t", test, "-n", str(requests), "-P",
-                    "16", "-c", "10", "-r", str(args.keys), "-q"], capture_output=True, check=True)
-    server.command("SHUTDOWN", "NOSAVE")
-    stderr = proc.communicate(timeout=300)[1]
-    return int(re.search(r"I\s+refs:\s+([\d,]+)", stderr).group(1).replace(",", ""))
+            subprocess.run([args.redis_benchmark, "-p", str(server.port), "-t", test, "-n",
+                            str(requests), "-P", "16", "-c", "10", "-r", str(args.keys), "-q"],
+                           capture_output=True, check=True)
+        finally:
+            server.stop()
+        totals = re.search(r"^(?:totals|summary): (\d+)", pathlib.Path(out.name).read_text(),
+                           re.MULTILINE)
+        return int(totals.group(1))
 
 
 def tracking_instructions(args):
