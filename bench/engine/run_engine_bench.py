@@ -16,6 +16,9 @@ Prints, on stdout:
      < 1.5 on mixedZipf are issue 4's targets for the default policy);
   3. the time-source micro table (clock_bench), unless --skip-micro;
   4. the memory table (engine_memory, one process per peer), unless --skip-memory.
+With --json PATH, also writes each table's rows as records (bench/common/results.py): kind "time"
+and "policy_time" (median ns per operation and CV as a fraction, per scenario and peer or policy),
+"micro" (ns per call) and "memory" (bytes, fill seconds).
 Progress goes to stderr. Exits non-zero if a benchmark or a memory sanity check failed.
 The median and CV are computed here from every repetition (not taken from the library's
 aggregates), so the table shows exactly the statistic this script documents.
@@ -42,6 +45,9 @@ FLAT_MAPS = ("boost_flat", "absl_flat")
 POLICY_PREFIX = "policy_"
 POLICY_BASELINE = "TtlOnly"
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json: the records make report reads)
+
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 MIB = 1024.0 * 1024.0
 
@@ -183,7 +189,7 @@ def markdown_table(header, rows, right_align_from=1):
     return "\n".join(lines)
 
 
-def engine_table(report):
+def engine_table(report, records):
     times, errors = repetition_times(report)
     times = {k: v for k, v in times.items() if not k.startswith(POLICY_PREFIX)}
     errors = {k: v for k, v in errors.items() if not k.startswith(POLICY_PREFIX)}
@@ -217,6 +223,8 @@ def engine_table(report):
             else:
                 medians[peer] = cell[0]
                 row += [format_ns(cell[0]), f"{cell[1]:.1f}%"]
+                records.append({"kind": "time", "scenario": scenario, "peer": peer,
+                                "ns_per_op": cell[0], "cv": cell[1] / 100.0})
         ours = medians.get(OURS)
         baseline = medians.get(BASELINE)
         flats = [medians[p] for p in FLAT_MAPS if p in medians]
@@ -226,7 +234,7 @@ def engine_table(report):
     return markdown_table(header, rows), bool(errors)
 
 
-def policy_table(report):
+def policy_table(report, records):
     """Policy cost: one row per policy_* scenario, one column pair per policy, then each policy's
     median relative to TtlOnly's (> 1: slower than a cache that never evicts)."""
     times, errors = repetition_times(report)
@@ -259,6 +267,8 @@ def policy_table(report):
             else:
                 medians[policy] = cell[0]
                 row += [format_ns(cell[0]), f"{cell[1]:.1f}%"]
+                records.append({"kind": "policy_time", "scenario": scenario, "policy": policy,
+                                "ns_per_op": cell[0], "cv": cell[1] / 100.0})
         base = medians.get(POLICY_BASELINE)
         for policy in others:
             ns = medians.get(policy)
@@ -267,12 +277,13 @@ def policy_table(report):
     return markdown_table(header, rows), any(k.startswith(POLICY_PREFIX) for k in errors)
 
 
-def micro_table(report):
+def micro_table(report, records):
     times, errors = repetition_times(report)
     rows = []
     for name, samples in times.items():
         median, cv = median_and_cv(samples)
         rows.append([name, format_ns(median), f"{cv:.1f}%"])
+        records.append({"kind": "micro", "name": name, "ns_per_call": median, "cv": cv / 100.0})
     rows += [[name, f"ERROR: {message}", "-"] for name, message in errors.items()]
     return markdown_table(["time source", "median ns", "CV"], rows), bool(errors)
 
@@ -280,7 +291,7 @@ def micro_table(report):
 # ---- Memory ----------------------------------------------------------------------------------
 
 
-def memory_table(binary, entries):
+def memory_table(binary, entries, records):
     peers = run_checked([str(binary), "--list-peers"], binary.name).split()
     results, failed = {}, False
     for peer in peers:
@@ -304,6 +315,12 @@ def memory_table(binary, entries):
         if "peak_heap_bytes" not in r:
             rows.append([peer, "ERROR", "-", "-", "-", "-"])
             continue
+        records.append({"kind": "memory", "peer": peer, "entries": r["entries"],
+                        "peak_heap_bytes": r["peak_heap_bytes"],
+                        "final_heap_bytes": r["final_heap_bytes"],
+                        "peak_rss_bytes": r["peak_rss_bytes"],
+                        "bytes_per_entry": r["bytes_per_entry"], "fill_s": r["fill_seconds"],
+                        "ok": bool(r.get("ok"))})
         rows.append([
             peer + ("" if r.get("ok") else " (FAILED sanity check)"),
             f"{r['peak_heap_bytes'] / MIB:.1f}",
@@ -331,6 +348,7 @@ def main():
     parser.add_argument("--skip-micro", action="store_true", help="omit the clock micro table")
     parser.add_argument("--memory-entries", type=int, default=10_000_000,
                         help="entries per peer in the memory table (default 10 000 000)")
+    results.add_json_argument(parser)
     args = parser.parse_args()
     if args.reps < 2:
         parser.error("--reps must be at least 2 to compute a spread (5 or more for a report)")
@@ -345,10 +363,12 @@ def main():
                      f"(cmake --preset release && cmake --build --preset release)")
 
     started = time.monotonic()
-    print(conditions_line(build_dir, args.reps))
+    conditions = conditions_line(build_dir, args.reps)
+    print(conditions)
     print("# command: " + shlex.join(["python3", "bench/engine/run_engine_bench.py", *sys.argv[1:]]))
     print(f"# cpu: {cpu_model()}")
     failed = False
+    records = []
 
     if not args.memory_only:
         extra = [f"--benchmark_filter={args.filter}"] if args.filter else []
@@ -358,7 +378,7 @@ def main():
         print(f"# time: CPU ns per operation, median of {args.reps} repetitions; "
               f"CV = stdev/mean over them; libbenchmark build={context.get('library_build_type')}"
               f", cpu_scaling={context.get('cpu_scaling_enabled')}")
-        table, errors = engine_table(report)
+        table, errors = engine_table(report, records)
         if table is not None:
             print()
             print("## Engine: ns per operation (lower is better)")
@@ -370,7 +390,7 @@ def main():
                   "faster).")
         failed |= errors
 
-        table, errors = policy_table(report)
+        table, errors = policy_table(report, records)
         if table is not None:
             print()
             print("## Eviction policies: ns per operation on a full bounded cache (lower is better)")
@@ -384,7 +404,7 @@ def main():
         if not args.skip_micro:
             log("clock_bench...")
             micro, errors = micro_table(run_google_benchmark(bench_dir / "clock_bench", args.reps,
-                                                             []))
+                                                             []), records)
             print()
             print("## Time sources and locks: ns per call")
             print()
@@ -393,7 +413,7 @@ def main():
         sys.stdout.flush()
 
     if args.memory_only or not args.skip_memory:
-        table, errors = memory_table(bench_dir / "engine_memory", args.memory_entries)
+        table, errors = memory_table(bench_dir / "engine_memory", args.memory_entries, records)
         print()
         print(f"## Memory: {args.memory_entries:,} int -> int entries, 60 s TTL, inserted one by "
               "one without reserve")
@@ -404,6 +424,7 @@ def main():
               "block); one process per peer.")
         failed |= errors
 
+    results.write_results(args.json, "engine", records, conditions)
     log(f"done in {time.monotonic() - started:.0f} s")
     return 1 if failed else 0
 

@@ -34,7 +34,10 @@ Reported for each server:
     does not depend on a second, noisy window;
   * GET p50/p99 of the probe in both windows (target: expiry p99 <= 2x quiet p99).
 
-The first output line records the conditions. Standard library only.
+With --json PATH, also writes the tables' rows as records (bench/common/results.py): kind
+"per_second" and "summary" (shares as fractions, CPU in % of a core), and "memory_sample", every
+INFO memory reading with VmRSS and DBSIZE at that moment, for a plot of memory over time; times
+in seconds after T0. The first output line records the conditions. Standard library only.
 """
 
 import argparse
@@ -53,6 +56,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_server_bench as server_bench  # noqa: E402  (Server, conditions helpers)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json)
 engine = server_bench.engine
 log = server_bench.log
 VALUE = b"x" * 16
@@ -227,7 +232,8 @@ def percentile(values, q):
 
 
 def run_one(server, args):
-    """Loads, samples and probes one server; returns its per-sample records and summary."""
+    """Loads, samples and probes one server; returns its per-sample rows, its summary and its
+    memory samples (t after T0, VmRSS, used_memory, DBSIZE), one per --memory-sample-ms."""
     rnd = random.Random(args.seed)
     ttls = [rnd.randint(args.ttl_min_ms, args.ttl_max_ms) for _ in range(args.volatile_keys)]
     log(f"{server.name}: building {args.persistent_keys:,} persistent SETs")
@@ -267,11 +273,14 @@ def run_one(server, args):
                             args.niceness, stop_at, results))
     prober.start()
     records = []  # (t, keys, expired_keys, used_memory, cpu_seconds, expire_cycle_ms)
+    memory_samples = []  # (t, rss, used_memory, keys): for --json's memory-over-time plot
     next_sample = time.monotonic()
     memory, next_memory = used_memory(conn), time.monotonic()
     while time.monotonic() < stop_at:
-        if time.monotonic() >= next_memory:
+        memory_due = time.monotonic() >= next_memory
+        if memory_due:
             memory = used_memory(conn)
+            rss = server.rss_bytes()  # /proc: costs the server nothing
             next_memory += args.memory_sample_ms / 1000.0
         before = time.monotonic()
         keys = conn.command("DBSIZE")
@@ -279,6 +288,8 @@ def run_one(server, args):
         expired, cycle_ms = expiry_stats(conn)
         records.append(((before + after) / 2, keys, expired, memory, server.cpu_seconds(),
                         cycle_ms))
+        if memory_due:  # stamped like the row: the DBSIZE follows INFO memory within this pass
+            memory_samples.append(((before + after) / 2 - t0, rss, memory, keys))
         next_sample += args.sample_ms / 1000.0
         time.sleep(max(0.0, next_sample - time.monotonic()))
     samples = results.get()
@@ -327,8 +338,9 @@ def run_one(server, args):
         "memory_persistent": memory_persistent, "memory_peak": peak_memory,
         "memory_end": end_memory,
         "released": (peak_memory - end_memory) / max(1, peak_memory - memory_persistent),
+        "window": (first_due - t0, last_due + 1.0 - t0),  # the expiry window, after T0
     }
-    return rows, summary
+    return rows, summary, memory_samples
 
 
 # ---- Tables ----------------------------------------------------------------------------------
@@ -400,6 +412,38 @@ def report(results, args):
     return "\n".join(lines)
 
 
+def json_records(runs, args):
+    """The tables' numbers as records for --json, plus every memory sample (the report's memory
+    over time during expiry). Times are seconds after T0, the per-second table's axis: negative
+    in the quiet window; the expiry window (first deadline .. last deadline + 1 s, where CPU and
+    latency are measured) is expiry_start_s .. expiry_end_s of the summary."""
+    records = []
+    for name, (rows, summary, memory_samples) in runs.items():
+        for s, (worst, expired, memory, due) in sorted(per_second(rows, args).items()):
+            records.append({"kind": "per_second", "server": name, "s_after_t0": s,
+                            "keys_due": due, "worst_gone_share": worst, "expired_keys": expired,
+                            "used_memory_bytes": memory})
+        records.append({
+            "kind": "summary", "server": name,
+            "worst_gone_share": summary["worst_gone"], "expired_keys_end": summary["expired_end"],
+            "volatile_memory_released_share": summary["released"],
+            "used_memory_persistent_bytes": summary["memory_persistent"],
+            "used_memory_peak_bytes": summary["memory_peak"],
+            "used_memory_end_bytes": summary["memory_end"],
+            "cpu_quiet_pct": summary["cpu_quiet"], "cpu_expiry_pct": summary["cpu_expiry"],
+            "cpu_for_expiry_pct": summary["cpu_expiry"] - summary["cpu_quiet"],
+            "expire_cycle_pct": summary["cycle_expiry"],
+            "get_p50_quiet_ms": summary["p50_quiet"], "get_p50_expiry_ms": summary["p50_expiry"],
+            "get_p99_quiet_ms": summary["p99_quiet"], "get_p99_expiry_ms": summary["p99_expiry"],
+            "get_p99_expiry_over_quiet": summary["p99_expiry"] / summary["p99_quiet"],
+            "probes": summary["probes"], "probes_missing": summary["missing"],
+            "expiry_start_s": summary["window"][0], "expiry_end_s": summary["window"][1]})
+        for t, rss, memory, keys in memory_samples:
+            records.append({"kind": "memory_sample", "server": name, "t_s": t, "rss_bytes": rss,
+                            "used_memory_bytes": memory, "keys": keys})
+    return records
+
+
 def conditions(args):
     return (f"{server_bench.conditions_prefix(args)} volatile={args.volatile_keys}"
             f" persistent={args.persistent_keys} ttl={args.ttl_min_ms}-{args.ttl_max_ms}ms"
@@ -432,13 +476,15 @@ def main():
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--niceness", type=int, default=-10,
                         help="for the server and the probe, when run as root (shared machines)")
+    results.add_json_argument(parser)
     args = parser.parse_args()
     for what, path in (("chronocached", args.server), ("redis-server", args.redis_server),
                        ("taskset", shutil.which("taskset"))):
         if not path or not os.path.exists(path):
             sys.exit(f"{what} not found ({path})")
     os.sched_setaffinity(0, {args.bench_cpu})
-    print(conditions(args), flush=True)
+    first_line = conditions(args)
+    print(first_line, flush=True)
 
     def ours(port):
         return [args.server, "--port", str(port), "--bind", "127.0.0.1", "--loglevel", "warning"]
@@ -447,17 +493,18 @@ def main():
         return [args.redis_server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"]
 
-    results = {}
+    runs = {}
     for name, argv in (("chronocached", ours), ("redis-server", redis)):
         if args.only and name != args.only:
             continue
         server = server_bench.Server(name, argv, args.server_cpu)
         raise_priority(server.proc.pid, args.niceness)  # taskset execs: the server's own pid
         try:
-            results[name] = run_one(server, args)
+            runs[name] = run_one(server, args)
         finally:
             server.stop()
-    print(report(results, args))
+    print(report(runs, args))
+    results.write_results(args.json, "expiry", json_records(runs, args), first_line)
 
 
 if __name__ == "__main__":

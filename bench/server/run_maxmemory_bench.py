@@ -44,7 +44,9 @@ over), used_memory at the end, evicted_keys, refused writes (error replies the l
 -OOM; noeviction refuses by design once full), keys left and SET/s.
 
 --quick: maxmemory 32mb and, in single-policy mode, proportionally fewer requests (500 K), for a
-fast smoke run. The first output line records the conditions. Standard library only.
+fast smoke run. With --json PATH, also writes one record per measured row (bench/common/results.py),
+kind "maxmemory": the table's figures in bytes plus the final RSS and, for the socket load, what it
+sent. The first output line records the conditions. Standard library only.
 """
 
 import argparse
@@ -65,6 +67,8 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import run_server_bench as common  # noqa: E402  (Server: a pinned process; conditions helpers)
+sys.path.insert(0, str(common.REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json)
 
 MIB = 1024 * 1024
 TARGET_RATIO = 1.10  # issue 14: (peak RSS - baseline) / maxmemory at most this
@@ -307,6 +311,30 @@ def run_socket_load(name, argv, args, budget):
 # ---- Main ------------------------------------------------------------------------------------
 
 
+def budget_ratio(r, budget):
+    """(peak RSS - baseline) / maxmemory: the target is at most TARGET_RATIO."""
+    return (r["peak"] - r["baseline"]) / budget
+
+
+def verdict(ratio):
+    return "ok" if ratio <= TARGET_RATIO else "over"
+
+
+def json_record(policy, name, r, budget, load, sizes):
+    """One measured row for --json: bytes, not MiB; the socket load adds what it sent."""
+    ratio = budget_ratio(r, budget)
+    record = {"kind": "maxmemory", "server": name, "policy": policy, "load": load,
+              "value_sizes": sizes, "maxmemory_bytes": budget, "baseline_rss_bytes": r["baseline"],
+              "peak_rss_bytes": r["peak"], "final_rss_bytes": r["final"],
+              "peak_over_maxmemory": ratio, "verdict": verdict(ratio), "peak_at_s": r["peak_at"],
+              "rss_samples": r["samples"], "used_memory_bytes": r["used"], "keys": r["keys"],
+              "evicted_keys": r["evicted"], "refused_writes": r["refused"], "set_rps": r["rps"]}
+    if "sets" in r:
+        record.update(sets=r["sets"], value_bytes=r["value_bytes"], load_s=r["seconds"],
+                      first_error=r["first_error"])
+    return record
+
+
 def server_argvs(args, policy):
     """For each server name, its command line (a function of the port) under `policy`."""
     common_args = ["--maxmemory", args.maxmemory, "--maxmemory-policy", policy]
@@ -321,8 +349,10 @@ def server_argvs(args, policy):
 
 
 def single_policy(args, budget):
-    """The default mode: one policy, redis-benchmark's load, the original table."""
-    print(f"{common.conditions_prefix(args)} maxmemory={args.maxmemory} policy={args.policy}")
+    """The default mode: one policy, redis-benchmark's load, the original table. Returns the
+    conditions line and the --json records."""
+    conditions = f"{common.conditions_prefix(args)} maxmemory={args.maxmemory} policy={args.policy}"
+    print(conditions)
     print()
     print("```")
     print(f"redis-benchmark -t set -r {args.keys} -d {args.data_size} -n {args.requests} "
@@ -336,7 +366,7 @@ def single_policy(args, budget):
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         print(f"| {name} | {r['baseline'] / MIB:.1f} MiB | {r['peak'] / MIB:.1f} MiB "
-              f"| {(r['peak'] - r['baseline']) / budget:.3f} | {r['final'] / MIB:.1f} MiB "
+              f"| {budget_ratio(r, budget):.3f} | {r['final'] / MIB:.1f} MiB "
               f"| {r['used'] / MIB:.1f} MiB | {r['keys']} | {r['evicted']} | {r['refused']} "
               f"| {r['rps']:.0f} |")
     ours = results.get("chronocached")
@@ -345,17 +375,22 @@ def single_policy(args, budget):
         print()
         print(f"target (RSS - baseline within 10 % of maxmemory, no refused write): "
               f"{'met' if ok else 'NOT met'}")
+    return conditions, [json_record(args.policy, name, r, budget, "redis-benchmark",
+                                    f"{args.data_size} B") for name, r in results.items()]
 
 
 def policy_table(args, budget, policies):
     """--policies / --mixed-sizes: every policy against every server, the socket load, one
-    Markdown table row per (policy, server); redis-server rows for our policies show "-"."""
+    Markdown table row per (policy, server); redis-server rows for our policies show "-" (and
+    have no record). Returns the conditions line and the --json records."""
     sizes = f"{MIN_VALUE}-{MAX_VALUE} B log-uniform" if args.mixed_sizes else f"{args.data_size} B"
     amount = (f"{args.requests} SETs" if args.requests
               else f"values totalling {args.write_factor:g} x maxmemory")
-    print(f"{common.conditions_prefix(args)} server={args.server} maxmemory={args.maxmemory} "
-          f"policies={','.join(policies)} values={sizes} seed={args.seed} keys={args.keys} "
-          f"in-flight={args.clients * args.pipeline} runs=1")
+    conditions = (f"{common.conditions_prefix(args)} server={args.server} "
+                  f"maxmemory={args.maxmemory} policies={','.join(policies)} values={sizes} "
+                  f"seed={args.seed} keys={args.keys} in-flight={args.clients * args.pipeline} "
+                  f"runs=1")
+    print(conditions)
     print()
     print("```")
     print(f"SET key:<n in [0, {args.keys})> <value: {sizes}> EX 3600   # {amount}, one "
@@ -382,25 +417,27 @@ def policy_table(args, budget, policies):
           "| (peak - baseline) / maxmemory | used_memory MiB at end | evicted | refused writes "
           "| verdict | keys left | SET/s |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
-    over, refusing = [], []
+    over, refusing, records = [], [], []
     for policy, name, r in rows:
         if r is None:
             print(f"| {policy} | {sizes} | {name} | - | - | - | - | - | - | - | - | - |")
             continue
-        ratio = (r["peak"] - r["baseline"]) / budget
-        verdict = "ok" if ratio <= TARGET_RATIO else "over"
+        records.append(json_record(policy, name, r, budget, "socket", sizes))
+        ratio = budget_ratio(r, budget)
+        row_verdict = verdict(ratio)
         refused = f"{r['refused']}" + (" (by design)" if policy == "noeviction" and r["refused"]
                                        else "")
         print(f"| {policy} | {sizes} | {name} | {r['baseline'] / MIB:.1f} | {r['peak'] / MIB:.1f} "
-              f"| {ratio:.3f} | {r['used'] / MIB:.1f} | {r['evicted']} | {refused} | {verdict} "
-              f"| {r['keys']} | {r['rps']:.0f} |")
-        if verdict == "over":
+              f"| {ratio:.3f} | {r['used'] / MIB:.1f} | {r['evicted']} | {refused} "
+              f"| {row_verdict} | {r['keys']} | {r['rps']:.0f} |")
+        if row_verdict == "over":
             over.append(f"{name} {policy} {ratio:.3f}")
         if r["refused"] and policy != "noeviction":
             refusing.append(f"{name} {policy} {r['refused']} ({r['first_error']})")
     print()
     print(f"over {TARGET_RATIO:.2f}: {', '.join(over) or 'none'}")
     print(f"refused writes under an evicting policy: {', '.join(refusing) or 'none'}")
+    return conditions, records
 
 
 def main():
@@ -432,6 +469,7 @@ def main():
                         help="which to run (redis-server knows only Redis's policy names)")
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--bench-cpu", type=int, default=1)
+    results.add_json_argument(parser)
     args = parser.parse_args()
     table_mode = args.policies is not None or args.mixed_sizes
     if args.maxmemory is None:
@@ -457,7 +495,8 @@ def main():
         args.bench_cpu = args.server_cpu
 
     if not table_mode:
-        single_policy(args, budget)
+        conditions, records = single_policy(args, budget)
+        results.write_results(args.json, "maxmemory", records, conditions)
         return 0
     if args.policies in (None, ""):
         policies = [args.policy]
@@ -469,7 +508,8 @@ def main():
     if unknown:
         sys.exit(f"unknown policies {unknown}; chronocached accepts {CHRONOCACHED_POLICIES}")
     os.sched_setaffinity(0, {args.bench_cpu})  # the load runs in this process
-    policy_table(args, budget, policies)
+    conditions, records = policy_table(args, budget, policies)
+    results.write_results(args.json, "maxmemory", records, conditions)
     return 0
 
 

@@ -15,7 +15,9 @@ fresh process pinned to CPU 0, this script on CPU 1:
      give back their slots over a few seconds, which RSS shows only after the heap is trimmed);
   4. a fresh process loads only the even keys: "alone".
 Reported: RSS growth over the empty process and used_memory, after the deletes and alone, and
-their ratios. The first output line records the conditions. Standard library only.
+their ratios. With --json PATH, also writes one record per server (bench/common/results.py),
+kind "memory_return", with those figures and used_memory fully loaded. The first output line
+records the conditions. Standard library only.
 """
 
 import argparse
@@ -29,6 +31,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_server_bench as server_bench  # noqa: E402
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json)
+
 log = server_bench.log
 VALUE = b"v" * 16
 
@@ -111,6 +116,7 @@ def measure(name, label, args, extra=()):
         log(f"{label}: loading {args.keys:,} keys")
         load(server, everything)
         full = server.rss_bytes() - empty
+        used_full = info_field(server, "memory", "used_memory")  # for --json; after the RSS read
         delete(server, range(1, args.keys, 2))
         waited = settle(server, args)
         after = server.rss_bytes() - empty
@@ -127,8 +133,23 @@ def measure(name, label, args, extra=()):
         used_alone = info_field(server, "memory", "used_memory")
     finally:
         server.stop()
-    return dict(label=label, full=full, after=after, alone=alone, used_after=used_after,
-                used_alone=used_alone, waited=waited)
+    return dict(label=label, full=full, after=after, alone=alone, used_full=used_full,
+                used_after=used_after, used_alone=used_alone, waited=waited)
+
+
+def used_ratio(row):
+    return (row["used_after"] / row["used_alone"]) if row["used_alone"] else float("nan")
+
+
+def json_record(row):
+    """One server's row for --json: RSS as growth over its empty process, as the table shows."""
+    return {"kind": "memory_return", "server": row["label"], "rss_full_bytes": row["full"],
+            "rss_after_delete_bytes": row["after"], "rss_alone_bytes": row["alone"],
+            "rss_after_over_alone": row["after"] / row["alone"],
+            "used_memory_full_bytes": row["used_full"],
+            "used_memory_after_delete_bytes": row["used_after"],
+            "used_memory_alone_bytes": row["used_alone"],
+            "used_memory_after_over_alone": used_ratio(row), "settled_s": row["waited"]}
 
 
 def main():
@@ -142,21 +163,23 @@ def main():
     parser.add_argument("--max-wait-s", type=float, default=30.0)
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--bench-cpu", type=int, default=1)
+    results.add_json_argument(parser)
     args = parser.parse_args()
     if args.redis_server is None:
         sys.exit("redis-server not found (make setup installs it)")
-    print(f"{server_bench.conditions_prefix(args)} keys={args.keys} deleted=odd value=16B EX 3600",
-          flush=True)
+    conditions = (f"{server_bench.conditions_prefix(args)} keys={args.keys} deleted=odd "
+                  f"value=16B EX 3600")
+    print(conditions, flush=True)
     rows = [measure("chronocached", "chronocached", args),
             measure("redis-server", "redis-server", args)]
     print("\n| server | RSS full MiB | RSS after deletes MiB | RSS alone MiB | RSS after/alone "
           "| used_memory after/alone | settled in s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        used = (r["used_after"] / r["used_alone"]) if r["used_alone"] else float("nan")
         print(f"| {r['label']} | {r['full'] / 2**20:.1f} | {r['after'] / 2**20:.1f} | "
-              f"{r['alone'] / 2**20:.1f} | {r['after'] / r['alone']:.2f} | {used:.2f} | "
+              f"{r['alone'] / 2**20:.1f} | {r['after'] / r['alone']:.2f} | {used_ratio(r):.2f} | "
               f"{r['waited']:.1f} |")
+    results.write_results(args.json, "memory_return", [json_record(r) for r in rows], conditions)
 
 
 if __name__ == "__main__":

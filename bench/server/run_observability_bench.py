@@ -21,6 +21,12 @@ Three measurements, each alternating its two sides in every repetition (medians 
 
 Servers run pinned to CPU 0 and redis-benchmark to CPU 1 (taskset), as make bench-server runs
 them; the scraper shares CPU 1 with the client. Standard library only.
+
+With --json PATH, also writes the rows as records (bench/common/results.py): kind
+"tracking_cpu" and "tracking_instructions" per command at pipeline 16 (cpu_us_per_request_on/_off
+or instructions_per_request_on/_off, and on_over_off), "latency_percentiles" (GET -P 1: the
+server's and the client's p50_ms and p99_ms, and server / client) and "scrape_cost" (GET -P 1:
+p99_scraped_ms, p99_not_scraped_ms, scraped_over_not, scrapes).
 """
 
 import argparse
@@ -36,6 +42,8 @@ import threading
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json: the records make report reads)
 import run_server_bench as bench  # noqa: E402  (Server, run_benchmark, conditions)
 
 
@@ -57,7 +65,7 @@ def info_fields(server, section):
     return fields
 
 
-def tracking_cost(args):
+def tracking_cost(args, records):
     rows = {}
     for rep in range(args.reps):
         on = start(args, "tracking on")
@@ -76,10 +84,15 @@ def tracking_cost(args):
     for test in ("set", "get"):
         on_us = statistics.median(rows[(test, "tracking on")])
         off_us = statistics.median(rows[(test, "tracking off")])
-        runs = ", ".join(f"{a / b:.3f}" for a, b in zip(rows[(test, "tracking on")],
-                                                      rows[(test, "tracking off")]))
+        by_repetition = [a / b for a, b in zip(rows[(test, "tracking on")],
+                                                rows[(test, "tracking off")])]
+        runs = ", ".join(f"{ratio:.3f}" for ratio in by_repetition)
         lines.append(f"| {test.upper()} -P 16 | {on_us:.3f} | {off_us:.3f} | {on_us / off_us:.3f} "
                      f"(by repetition: {runs}) |")
+        records.append({"kind": "tracking_cpu", "command": test, "pipeline": 16,
+                        "cpu_us_per_request_on": on_us, "cpu_us_per_request_off": off_us,
+                        "on_over_off": on_us / off_us, "on_over_off_min": min(by_repetition),
+                        "on_over_off_max": max(by_repetition)})
     return "\n".join(lines)
 
 
@@ -102,7 +115,7 @@ def server_instructions(args, test, requests, *extra):
         return int(totals.group(1))
 
 
-def tracking_instructions(args):
+def tracking_instructions(args, records):
     lines = ["| workload | instructions/req, tracking on | off | on / off |", "|---|---:|---:|---:|"]
     for test in ("set", "get"):
         per_request = {}
@@ -113,10 +126,14 @@ def tracking_instructions(args):
             per_request[name] = (more - few) / 200_000
         lines.append(f"| {test.upper()} -P 16 | {per_request['on']:.0f} | {per_request['off']:.0f}"
                      f" | {per_request['on'] / per_request['off']:.3f} |")
+        records.append({"kind": "tracking_instructions", "command": test, "pipeline": 16,
+                        "instructions_per_request_on": per_request["on"],
+                        "instructions_per_request_off": per_request["off"],
+                        "on_over_off": per_request["on"] / per_request["off"]})
     return "\n".join(lines)
 
 
-def percentiles_against_client(args):
+def percentiles_against_client(args, records):
     rows = []
     for rep in range(args.reps):
         server = start(args, "chronocached")
@@ -131,6 +148,10 @@ def percentiles_against_client(args):
         finally:
             server.stop()
     p50_s, p99_s, p50_c, p99_c = (statistics.median(r[i] for r in rows) for i in range(4))
+    records.append({"kind": "latency_percentiles", "command": "get", "pipeline": 1,
+                    "server_p50_ms": p50_s, "server_p99_ms": p99_s, "client_p50_ms": p50_c,
+                    "client_p99_ms": p99_c, "server_over_client_p50": p50_s / p50_c,
+                    "server_over_client_p99": p99_s / p99_c})
     return "\n".join([
         "| GET -P 1 | p50 ms | p99 ms |", "|---|---:|---:|",
         f"| server, INFO latencystats (handler) | {p50_s:.4f} | {p99_s:.4f} |",
@@ -156,7 +177,7 @@ class Scraper(threading.Thread):
             connection.close()
 
 
-def scrape_cost(args):
+def scrape_cost(args, records):
     p99 = {"scraped": [], "not scraped": []}
     scrapes = 0
     server = start(args, "chronocached", "--metrics-port", "0")
@@ -179,6 +200,9 @@ def scrape_cost(args):
         server.stop()
     with_scrape = statistics.median(p99["scraped"])
     without = statistics.median(p99["not scraped"])
+    records.append({"kind": "scrape_cost", "command": "get", "pipeline": 1,
+                    "p99_scraped_ms": with_scrape, "p99_not_scraped_ms": without,
+                    "scraped_over_not": with_scrape / without, "scrapes": scrapes})
     return "\n".join([
         "| GET -P 1 | p99 ms, scraped every second | not scraped | scraped / not |",
         "|---|---:|---:|---:|",
@@ -201,24 +225,28 @@ def main():
     parser.add_argument("--only",
                         choices=("tracking", "instructions", "percentiles", "scraping"),
                         help="one of the three measurements")
+    results.add_json_argument(parser)
     args = parser.parse_args()
     args.redis_server = shutil.which("redis-server")  # for bench.conditions
-    print(bench.conditions(args))
+    records = []
+    conditions = bench.conditions(args)
+    print(conditions)
     print()
     print(f"redis-benchmark -c {args.clients} -n {args.requests} -r {args.keys} "
           f"-d {args.data_size}, {args.reps} repetitions, medians")
     if args.only in (None, "tracking"):
         print("\n1. Latency tracking's cost\n")
-        print(tracking_cost(args))
+        print(tracking_cost(args, records))
     if args.only in (None, "instructions"):
         print("\n1b. Latency tracking's cost in instructions (callgrind)\n")
-        print(tracking_instructions(args))
+        print(tracking_instructions(args, records))
     if args.only in (None, "percentiles"):
         print("\n2. INFO latencystats beside redis-benchmark\n")
-        print(percentiles_against_client(args))
+        print(percentiles_against_client(args, records))
     if args.only in (None, "scraping"):
         print("\n3. Scraping /metrics every second during load\n")
-        print(scrape_cost(args))
+        print(scrape_cost(args, records))
+    results.write_results(args.json, "observability", records, conditions)
     return 0
 
 

@@ -23,6 +23,11 @@ Then bytes per key: each server is restarted empty, MEMORY_KEYS keys "key:<n>" w
 and a one-hour TTL are loaded through a pipelined socket (SET key:<n> <value> EX 3600, so exactly
 MEMORY_KEYS distinct keys), and the growth of VmRSS is divided by the keys.
 
+With --json PATH, also writes the rows as records (bench/common/results.py): kind "throughput"
+(per server, command and pipeline depth: rps, p50_ms, p99_ms, cpu_us_per_request; chronocached's
+also rps_vs_redis and cpu_vs_redis, ours / redis as in the table) and kind "memory" (per server:
+keys, value_bytes, ttl, rss_before_bytes, rss_after_bytes, rss_bytes_per_key, rss_vs_redis).
+
 The first output line records the conditions. Standard library only.
 """
 
@@ -41,7 +46,9 @@ import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "engine"))
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
 import run_engine_bench as engine  # noqa: E402  (conditions helpers: git sha, compiler, cpu)
+import results  # noqa: E402  (--json: the records make report reads)
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -174,9 +181,19 @@ def run_benchmark(server, test, pipeline, args):
     }
 
 
-def throughput_table(args):
+def ratio(ours, redis):
+    """ours / redis, NaN when redis measured 0 (a CPU time under one clock tick)."""
+    return ours / redis if redis > 0 else float("nan")
+
+
+def json_number(value):
+    """NaN as None: JSON has no NaN."""
+    return None if value != value else value
+
+
+def throughput_table(args, records):
     ours, redis = start_servers(args)
-    results = {}  # (test, pipeline, server name) -> list of runs
+    runs = {}  # (test, pipeline, server name) -> list of runs
     try:
         for rep in range(args.reps):
             # Alternate which server goes first, so neither always runs on a warmer machine.
@@ -187,13 +204,13 @@ def throughput_table(args):
                         log(f"rep {rep + 1}/{args.reps}: {server.name} {test.upper()} "
                             f"-P {pipeline}")
                         run = run_benchmark(server, test, pipeline, args)
-                        results.setdefault((test, pipeline, server.name), []).append(run)
+                        runs.setdefault((test, pipeline, server.name), []).append(run)
     finally:
         ours.stop()
         redis.stop()
 
     def median(test, pipeline, name, key):
-        return statistics.median(r[key] for r in results[(test, pipeline, name)])
+        return statistics.median(r[key] for r in runs[(test, pipeline, name)])
 
     lines = [
         "| workload | req/s chronocached | req/s redis | ratio | p50 ms chronocached / redis | "
@@ -212,8 +229,16 @@ def throughput_table(args):
                 f"{ours_rps / redis_rps:.2f} | "
                 f"{m[('chronocached', 'p50')]:.3f} / {m[('redis-server', 'p50')]:.3f} | "
                 f"{m[('chronocached', 'p99')]:.3f} / {m[('redis-server', 'p99')]:.3f} | "
-                f"{ours_cpu:.2f} | {redis_cpu:.2f} | "
-                f"{(ours_cpu / redis_cpu) if redis_cpu > 0 else float('nan'):.2f} |")
+                f"{ours_cpu:.2f} | {redis_cpu:.2f} | {ratio(ours_cpu, redis_cpu):.2f} |")
+            for name in ("chronocached", "redis-server"):
+                record = {"kind": "throughput", "server": name, "command": test,
+                          "pipeline": pipeline, "rps": m[(name, "rps")],
+                          "p50_ms": m[(name, "p50")], "p99_ms": m[(name, "p99")],
+                          "cpu_us_per_request": m[(name, "cpu_us")]}
+                if name == "chronocached":  # the table's ratio columns
+                    record["rps_vs_redis"] = ours_rps / redis_rps
+                    record["cpu_vs_redis"] = json_number(ratio(ours_cpu, redis_cpu))
+                records.append(record)
     return "\n".join(lines)
 
 
@@ -251,7 +276,7 @@ def load_keys(server, keys, value, batch=10_000, ttl=True):
     send_checked(server, batches(), b"+OK\r\n")
 
 
-def memory_table(args):
+def memory_table(args, records):
     value = b"v" * args.data_size
     rows = {}
     for name in ("chronocached", "redis-server"):
@@ -275,9 +300,13 @@ def memory_table(args):
         "|---|---:|---:|---:|---:|---:|",
     ]
     for name, (before, after, per_key) in rows.items():
-        ratio = per_key / redis_per_key if redis_per_key > 0 else float("nan")
+        vs_redis = ratio(per_key, redis_per_key)
         lines.append(f"| {name} | {args.memory_keys:,} | {before / 2**20:.1f} | "
-                     f"{after / 2**20:.1f} | {per_key:.1f} | {ratio:.2f} |")
+                     f"{after / 2**20:.1f} | {per_key:.1f} | {vs_redis:.2f} |")
+        records.append({"kind": "memory", "server": name, "keys": args.memory_keys,
+                        "value_bytes": args.data_size, "ttl": not args.memory_no_ttl,
+                        "rss_before_bytes": before, "rss_after_bytes": after,
+                        "rss_bytes_per_key": per_key, "rss_vs_redis": json_number(vs_redis)})
     return "\n".join(lines), ours_per_key
 
 
@@ -321,10 +350,13 @@ def main():
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--memory-keys", type=int, default=1_000_000)
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--skip-throughput", action="store_true",
+                        help="only the memory table (e.g. for other --data-size values)")
     parser.add_argument("--memory-no-ttl", action="store_true",
                         help="load the memory table's keys without EX")
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--bench-cpu", type=int, default=1)
+    results.add_json_argument(parser)
     args = parser.parse_args()
     args.pipelines = [int(p) for p in args.pipelines.split(",")]
     for what, path in (("chronocached", args.server), ("redis-server", args.redis_server),
@@ -336,18 +368,22 @@ def main():
         log("warning: fewer than 2 CPUs; server and client share one")
         args.bench_cpu = args.server_cpu
 
-    print(conditions(args))
-    print()
-    print("```")
-    print(f"redis-benchmark -c {args.clients} -n {args.requests} -r {args.keys} "
-          f"-d {args.data_size} -P <depth> -t set|get --csv")
-    print("```")
-    print()
-    print(throughput_table(args))
+    records = []
+    first_line = conditions(args)
+    print(first_line)
+    if not args.skip_throughput:
+        print()
+        print("```")
+        print(f"redis-benchmark -c {args.clients} -n {args.requests} -r {args.keys} "
+              f"-d {args.data_size} -P <depth> -t set|get --csv")
+        print("```")
+        print()
+        print(throughput_table(args, records))
     if not args.skip_memory:
         print()
-        table, _ = memory_table(args)
+        table, _ = memory_table(args, records)
         print(table)
+    results.write_results(args.json, "server", records, first_line)
     return 0
 
 

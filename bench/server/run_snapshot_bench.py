@@ -49,6 +49,13 @@ per build: the A/B behind a change to the snapshot path, e.g.
 Medians of the repetitions, ranges in brackets. Targets (issue 5): save and load of 1 M keys
 <= 0.3 s and <= redis-server's in the same run; GET p99 during BGSAVE <= 2x quiet; RSS growth
 <= 10 %. The first output line records the conditions. Standard library only.
+
+With --json PATH, also writes the rows as records (bench/common/results.py), one per server (or
+--compare build) and kind, each figure as its median with _min and _max beside it (the range in
+brackets): kind "save" (save_s, file_bytes), "restart_load" (load_wall_s, load_logged_s),
+"bgsave_get" per client, "redis-benchmark" or "probe" (p50 and p99 quiet and during, in ms;
+p99_during_over_quiet; redis-benchmark's GET/s), and "bgsave_memory" (rss_quiet_bytes,
+rss_peak_bytes, rss_growth_pct, rss_sum_growth_pct, BGSAVEs per window, the writer's SET/s).
 """
 
 import argparse
@@ -69,6 +76,8 @@ import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "common"))
+import results  # noqa: E402  (--json: the records make report reads)
 import run_expiry_bench as expiry_bench  # noqa: E402  (Connection, load, probe helpers)
 import run_server_bench as server_bench  # noqa: E402  (encode, free_port, conditions helpers)
 
@@ -571,8 +580,65 @@ def report(results, args):
               f"{r['misses']} (redis-benchmark and probe, expected 0); failed BGSAVEs {failed}")
 
 
+def spread(name, values, unit=""):
+    """A row's figure as record fields: its median, min and max (what fmt prints), None when
+    nothing was measured. The unit ends each key: save_s, save_min_s, save_max_s."""
+    suffix = f"_{unit}" if unit else ""
+    if not values:
+        return {f"{name}{suffix}": None, f"{name}_min{suffix}": None, f"{name}_max{suffix}": None}
+    return {f"{name}{suffix}": statistics.median(values), f"{name}_min{suffix}": min(values),
+            f"{name}_max{suffix}": max(values)}
+
+
+def json_records(name, r, args):
+    """--json: one server's (or --compare build's) rows, as in the table. Without its BGSAVE part
+    (--compare), only the save and restart records."""
+    identity = {"server": name, "keys": args.keys}
+    records = [
+        {"kind": "save", **identity, **spread("save", r["save"], "s"),
+         "file_bytes": round(statistics.median(r["file_mb"]) * 1e6)},
+        {"kind": "restart_load", **identity, **spread("load_wall", r["load_wall"], "s"),
+         **spread("load_logged", r["load_logged"], "s")},
+    ]
+    if "rb_p99" not in r:
+        return records
+    records += [
+        {"kind": "bgsave_get", **identity, "client": "redis-benchmark",
+         **spread("p50_quiet", r["rb_p50"][False], "ms"),
+         **spread("p50_during", r["rb_p50"][True], "ms"),
+         **spread("p99_quiet", r["rb_p99_quiet"], "ms"),
+         **spread("p99_during", r["rb_p99_during"], "ms"),
+         **spread("p99_during_over_quiet", r["rb_p99_ratio"]),
+         **spread("rps_quiet", r["rps_quiet"]), **spread("rps_during", r["rps_during"]),
+         "requests_per_window": r["requests"]},
+        {"kind": "bgsave_get", **identity, "client": "probe",
+         **spread("p50_quiet", r["probe_p50_quiet"], "ms"),
+         **spread("p50_during", r["probe_p50_during"], "ms"),
+         **spread("p99_quiet", r["probe_p99_quiet"], "ms"),
+         **spread("p99_during", r["probe_p99_during"], "ms"),
+         **spread("p99_during_over_quiet", r["probe_p99_ratio"]),
+         "probe_rate_per_s": args.probe_rate, "gets": r["probe_count"]},
+        {"kind": "bgsave_memory", **identity, **spread("rss_quiet", r["rss"][False], "bytes"),
+         **spread("rss_peak", r["rss_dirty"], "bytes"),
+         **spread("rss_growth", r["rss_growth"], "pct"),
+         **spread("rss_sum_growth", r["rss_sum_growth"], "pct"),
+         **spread("bgsaves_per_window", r["bgsaves_per_window"]),
+         "failed_bgsaves": sum(r["failed"][True]), "writes_per_s": r["write_rate"],
+         "get_misses": r["misses"]},
+    ]
+    return records
+
+
+def write_json(args, measured, conditions):
+    """--json: the records of every server (or build) in `measured`, by name."""
+    results.write_results(args.json, "snapshot", [
+        record for name, r in measured.items() for record in json_records(name, r, args)],
+        conditions)
+
+
 def compare_builds(args, workdir, chunks):
-    """--compare: SAVE and restart of each build, rounds alternating so drift hits all alike."""
+    """--compare: SAVE and restart of each build, rounds alternating so drift hits all alike.
+    Returns each build's measurements, by name."""
     builds = dict(spec.split("=", 1) for spec in args.compare)
     for name, binary in builds.items():
         if not os.path.exists(binary):
@@ -597,6 +663,7 @@ def compare_builds(args, workdir, chunks):
                                ("restart: \"DB loaded from disk\" (s, logged)", "load_logged", 3),
                                ("file (MB)", "file_mb", 1)):
         print(f"| {label} | " + " | ".join(fmt(results[n][key], digits) for n in builds) + " |")
+    return results
 
 
 def filesystem_of(path):
@@ -635,6 +702,7 @@ def main():
                         help="for the servers and the probe, when run as root")
     parser.add_argument("--compare", nargs="+", metavar="NAME=BINARY",
                         help="only SAVE and restart, for these chronocached builds side by side")
+    results.add_json_argument(parser)
     args = parser.parse_args()
     if args.compare:
         args.only = "ours"
@@ -655,15 +723,17 @@ def main():
     args.dbfilename = lambda name: "dump.ccsnap" if name == "chronocached" else "dump.rdb"
 
     with tempfile.TemporaryDirectory(prefix="snapshot-bench-") as workdir:
-        print(f"{server_bench.conditions_prefix(args)} keys={args.keys} value=16B ttl=3600-7199s"
-              f" reps={args.reps} duration={args.duration_s}s write-rate={args.write_rate}/s"
-              f" write-batch={args.write_batch_ms}ms"
-              f" probe={args.probe_rate}/s nice={args.niceness} seed={args.seed}"
-              f" fs={filesystem_of(workdir)}", flush=True)
+        conditions = (f"{server_bench.conditions_prefix(args)} keys={args.keys} value=16B"
+                      f" ttl=3600-7199s reps={args.reps} duration={args.duration_s}s"
+                      f" write-rate={args.write_rate}/s write-batch={args.write_batch_ms}ms"
+                      f" probe={args.probe_rate}/s nice={args.niceness} seed={args.seed}"
+                      f" fs={filesystem_of(workdir)}")
+        print(conditions, flush=True)
         log(f"building {args.keys:,} SETs")
         chunks = build_load(args.keys, args.seed)
         if args.compare:
-            compare_builds(args, workdir, chunks)
+            measured = compare_builds(args, workdir, chunks)
+            write_json(args, measured, conditions)
             return
         servers = {
             "chronocached": lambda port: [
@@ -675,14 +745,15 @@ def main():
                 "--appendonly", "no", "--daemonize", "no"],
         }
         skip = {"ours": "redis-server", "redis": "chronocached"}.get(args.only)
-        results = {name: run_one(name, argv, args, workdir, chunks)
-                   for name, argv in servers.items() if name != skip}
+        measured = {name: run_one(name, argv, args, workdir, chunks)
+                    for name, argv in servers.items() if name != skip}
     print()
     print("```")
     print(f"redis-benchmark -t get -r {args.keys} -d 16 -c 50 -n <quiet GET/s x duration> --csv")
     print("```")
     print()
-    report(results, args)
+    report(measured, args)
+    write_json(args, measured, conditions)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ figures (INFO state_lock_*: time held and waited for, per request), the inputs o
 model in docs/design/server.md; the client's CPU per request (redis-benchmark's rusage) and the
 cores server and client keep busy together, which says how full the machine already is. Then the
 ratios the issue's targets name:
-ours-t2 / ours-t1 for throughput and CPU, and ours / redis-io2 for throughput.
+ours-t2 / ours-t1 for throughput and CPU, and ours / redis-io2 for throughput. With --json PATH,
+also writes one record per server, pipeline and test (bench/common/results.py) with the medians
+of the first three tables.
 
 Requests/s are the server's own: its INFO total_commands_processed, sampled every 0.1 s over one
 connection while the load runs, counted from 10 % to 90 % of the run (the steady part, without
@@ -51,12 +53,23 @@ import time
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench" / "server"))
+sys.path.insert(0, str(REPO_ROOT / "bench" / "common"))
+import results  # noqa: E402  (--json: the records make report reads)
 import run_expiry_bench as expiry_bench  # noqa: E402  (Connection, info_fields)
 import run_server_bench as server_bench  # noqa: E402  (Server: start, PING, CPU from /proc)
 
 ALL_CPUS = "0-1"
 SAMPLE_PERIOD_S = 0.1
 STEADY_FROM, STEADY_TO = 0.1, 0.9  # the part of a run's requests its requests/s is taken over
+# What each of start_servers' servers runs and how many threads serve its clients (the records').
+SERVER_KINDS = {
+    "base-t1": ("chronocached --threads 1 (baseline)", 1),
+    "base-t2": ("chronocached --threads 2 (baseline)", 2),
+    "ours-t1": ("chronocached --threads 1", 1),
+    "ours-t2": ("chronocached --threads 2", 2),
+    "redis-io2": ("redis-server --io-threads 2", 2),
+    "redis": ("redis-server", 1),
+}
 
 
 def start_servers(args):
@@ -165,10 +178,11 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--baseline", help="another chronocached binary, run beside ours as "
                         "base-t1 and base-t2 (a before/after in one run)")
+    results.add_json_argument(parser)
     args = parser.parse_args()
 
     servers = start_servers(args)
-    results = {}  # (pipeline, test, server) -> runs
+    runs = {}  # (pipeline, test, server) -> the result of each repetition
     try:
         for pipeline in (1, 16):
             requests = args.requests * (8 if pipeline > 1 else 1)
@@ -177,20 +191,21 @@ def main():
                     # Alternate the order: no server always runs right after another's load.
                     order = servers if rep % 2 == 0 else list(reversed(servers))
                     for server in order:
-                        results.setdefault((pipeline, test, server.name), []).append(
+                        runs.setdefault((pipeline, test, server.name), []).append(
                             run_benchmark(server, test, pipeline, requests, args))
                         server_bench.log(f"P{pipeline} {test} {server.name} rep {rep + 1}: "
-                                         f"{results[(pipeline, test, server.name)][-1]}")
+                                         f"{runs[(pipeline, test, server.name)][-1]}")
     finally:
         for server in servers:
             server.stop()
 
     def median(pipeline, test, name, key):
-        return statistics.median(run[key] for run in results[(pipeline, test, name)])
+        return statistics.median(run[key] for run in runs[(pipeline, test, name)])
 
-    print(f"# redis-benchmark --threads 2 -c {args.clients} -r {args.keys} -d 16; "
-          f"{args.requests} requests at P1, {args.requests * 8} at P16; medians of {args.reps}; "
-          f"{engine_conditions()}")
+    conditions = (f"# redis-benchmark --threads 2 -c {args.clients} -r {args.keys} -d 16; "
+                  f"{args.requests} requests at P1, {args.requests * 8} at P16; medians of "
+                  f"{args.reps}; {engine_conditions()}")
+    print(conditions)
     print("| pipeline | test | server | requests/s | p50 ms | p99 ms | CPU µs/req |")
     print("|---|---|---|---|---|---|---|")
     names = [s.name for s in servers]
@@ -240,6 +255,25 @@ def main():
                   f"{m('ours-t2', 'cpu_us') / m('ours-t1', 'cpu_us'):.2f} | "
                   f"{m('ours-t2', 'rps') / m('redis-io2', 'rps'):.2f} | "
                   f"{m('ours-t1', 'cpu_us') / m('redis', 'cpu_us'):.2f} |")
+
+    records = []
+    for pipeline in (1, 16):
+        for test in ("set", "get"):
+            for name in names:
+                m = lambda key: median(pipeline, test, name, key)
+                server, threads = SERVER_KINDS[name]
+                record = {"kind": "server_threads", "server": server, "name": name,
+                          "threads": threads, "pipeline": pipeline, "command": test,
+                          "rps": m("rps"), "p50_ms": m("p50"), "p99_ms": m("p99"),
+                          "cpu_us_per_request": m("cpu_us"),
+                          "client_cpu_us_per_request": m("client_cpu_us"),
+                          "cores_busy": busy(pipeline, test, name)}
+                if name.startswith(("ours-", "base-")):
+                    record.update(lock_held_us_per_request=m("held_us"),
+                                  lock_wait_us_per_request=m("wait_us"),
+                                  requests_per_lock_hold=m("per_batch"))
+                records.append(record)
+    results.write_results(args.json, "server_threads", records, conditions)
 
 
 def engine_conditions():

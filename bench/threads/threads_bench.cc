@@ -3,13 +3,15 @@
 // measured in one run so the three share the machine's state.
 //
 //   threads_bench [--reps 5] [--seconds 0.5] [--threads 1,2] [--shards 16] [--commit abc1234]
+//                 [--json PATH]
 //
 // Keys are uint64 in [0, 1 M), values uint64 (8 bytes); every map is pre-filled with all 1 M keys,
 // so reads hit and puts overwrite (the map's size stays 1 M). Each thread replays its own
 // precomputed stream of 2^20 operations (uniform or Zipf(0.99), scrambled as YCSB, from
 // bench/common/workloads.h; seed 42 + thread), 100 % gets or 90 % gets / 10 % puts, for a fixed
 // wall time; throughput is all threads' operations over that time, the median of `reps` runs.
-// Threads are pinned to distinct cores when there are enough.
+// Threads are pinned to distinct cores when there are enough. --json PATH also writes the tables'
+// cells as records, in the document bench/common/results.py writes (for make report).
 //
 // Peers, each behind the same three-call adapter (get, put, name):
 //   ours           ShardedCache<uint64_t, uint64_t> (TtlOnly, CoarseClock), puts with a 1 h TTL
@@ -239,6 +241,7 @@ struct Options {
   std::size_t shards = 16;
   std::string_view only;           // one peer's name: measure it alone (a quick look, no table)
   const char* commit = "unknown";  // printed in the header line (the Makefile passes git's)
+  const char* json = nullptr;      // --json PATH: also write the cells as records
 };
 
 struct Workload {
@@ -323,6 +326,57 @@ void print_table(const char* title, const char* const* names, std::size_t peers,
   }
 }
 
+// `text` as a JSON string literal.
+std::string json_string(std::string_view text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      quoted += escaped;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+// The document bench/common/results.py writes, {"benchmark", "conditions", "argv", "records"},
+// with one record per cell of the tables: a peer's median Mops/s, wall and own-core, on one
+// workload at one thread count. Written to PATH.tmp, then renamed: a reader never sees half.
+bool write_json(const char* path, const std::string& conditions, int argc, char** argv,
+                const char* const* names, const std::vector<Medians>& medians,
+                const Options& options) {
+  const std::string temporary = std::string(path) + ".tmp";
+  std::FILE* out = std::fopen(temporary.c_str(), "w");
+  if (out == nullptr) return false;
+  std::fprintf(out, "{\"benchmark\": \"engine_threads\", \"conditions\": %s, \"argv\": [",
+               json_string(conditions).c_str());
+  for (int i = 1; i < argc; ++i)
+    std::fprintf(out, "%s%s", i > 1 ? ", " : "", json_string(argv[i]).c_str());
+  std::fprintf(out, "],\n \"records\": [");
+  const char* separator = "\n  ";
+  for (std::size_t p = 0; p < medians.size(); ++p) {
+    for (std::size_t w = 0; w < kWorkloadCount; ++w) {
+      for (std::size_t c = 0; c < options.threads.size(); ++c) {
+        std::fprintf(out,
+                     "%s{\"kind\": \"engine_threads\", \"peer\": %s, \"workload\": %s, "
+                     "\"threads\": %zu, \"mops\": %.6g, \"own_core_mops\": %.6g}",
+                     separator, json_string(names[p]).c_str(),
+                     json_string(kWorkloads[w].name).c_str(), options.threads[c],
+                     medians[p].wall[w][c], medians[p].cpu[w][c]);
+        separator = ",\n  ";
+      }
+    }
+  }
+  std::fprintf(out, "\n ]}\n");
+  const bool written = std::ferror(out) == 0;
+  return std::fclose(out) == 0 && written && std::rename(temporary.c_str(), path) == 0;
+}
+
 }  // namespace
 }  // namespace chronocache::bench
 
@@ -339,6 +393,8 @@ int main(int argc, char** argv) {
       options.only = argv[i + 1];
     } else if (flag == "--commit") {
       options.commit = argv[i + 1];
+    } else if (flag == "--json") {
+      options.json = argv[i + 1];
     } else if (flag == "--shards") {
       options.shards = std::strtoul(argv[i + 1], nullptr, 10);
     } else if (flag == "--threads") {
@@ -350,9 +406,13 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: threads_bench [--reps N] [--seconds S] [--threads 1,2] "
-                   "[--shards N] [--commit C] [--only PEER]\n");
+                   "[--shards N] [--commit C] [--only PEER] [--json PATH]\n");
       return 2;
     }
+  }
+  if (options.json != nullptr && !options.only.empty()) {
+    std::fprintf(stderr, "threads_bench: --json needs the full run (no --only)\n");
+    return 2;
   }
   std::sort(options.threads.begin(), options.threads.end());
   const std::size_t max_threads = options.threads.back();
@@ -378,11 +438,13 @@ int main(int argc, char** argv) {
   medians.push_back(measure<TbbPeer>(names[2], options, streams));
   medians.push_back(measure<BoostShardedPeer>(names[3], options, streams));
 
-  std::printf(
-      "# threads_bench %s gcc-%s -O2 cores=%u reps=%d seconds=%.2f shards=%zu seed=%llu "
-      "keys=1M uint64->uint64 prefilled\n",
-      options.commit, __VERSION__, std::thread::hardware_concurrency(), options.reps,
-      options.seconds, options.shards, static_cast<unsigned long long>(kDefaultSeed));
+  char conditions[512];
+  std::snprintf(conditions, sizeof conditions,
+                "# threads_bench %s gcc-%s -O2 cores=%u reps=%d seconds=%.2f shards=%zu seed=%llu "
+                "keys=1M uint64->uint64 prefilled",
+                options.commit, __VERSION__, std::thread::hardware_concurrency(), options.reps,
+                options.seconds, options.shards, static_cast<unsigned long long>(kDefaultSeed));
+  std::printf("%s\n", conditions);
   std::printf("# Mops/s, median of %d; ratio = %zu-thread / %zu-thread\n", options.reps,
               options.threads.back(), options.threads.front());
   std::vector<std::vector<std::vector<double>>> wall;
@@ -397,5 +459,10 @@ int main(int argc, char** argv) {
       "Own-core throughput (sum over threads of operations / (elapsed time - that thread's "
       "run-queue wait)):",
       names, std::size(names), cpu, options);
+  if (options.json != nullptr &&
+      !write_json(options.json, conditions, argc, argv, names, medians, options)) {
+    std::fprintf(stderr, "threads_bench: cannot write %s\n", options.json);
+    return 1;
+  }
   return 0;
 }
