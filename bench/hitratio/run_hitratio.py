@@ -13,7 +13,8 @@ Clairvoyant). Both simulators' W-TinyLFU variants count, Caffeine's product poli
 (`product.Caffeine`, adaptive window) included, as the traces README asks. A summary follows:
 how many pairs Default is within 2 points of the best, and Default's mean hit ratio against each
 reference policy's mean over the pairs that policy has. Also writes hitratio.csv (every joined
-number) and one PNG per trace (miss ratio vs cache size, drawn by chronocache-sim) to --out.
+number) and one PNG per trace (miss ratio vs cache size, drawn by bench/report/plot_sim.py when
+matplotlib is importable) to --out, and with --json the hit ratios as records for `make report`.
 
   python3 bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim --out build/hitratio
   make bench-hitratio BENCH_ARGS="--traces /path/to/traces"   # the traces somewhere else
@@ -28,6 +29,8 @@ import time
 from collections import defaultdict
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "bench", "common"))
+import results  # noqa: E402
 DEFAULT_TRACES = os.path.normpath(os.path.join(REPO, "..", "shared", "data", "traces"))
 
 # Our policies in the table, by chronocache-sim name, with the column title.
@@ -106,8 +109,7 @@ def run_sim(sim, path, trace, sizes, policies, out_dir, threads):
     """{(policy, size): hit%} from one chronocache-sim run over every size of the trace."""
     csv_path = os.path.join(out_dir, f"{trace}.csv")
     cmd = [sim, path, "--name", trace, "--sizes", ",".join(map(str, sizes)),
-           "--policies", ",".join(policies), "--csv", csv_path,
-           "--png", os.path.join(out_dir, f"{trace}.png"), "--progress", "no"]
+           "--policies", ",".join(policies), "--csv", csv_path, "--progress", "no"]
     if threads:
         cmd += ["--threads", str(threads)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -116,6 +118,18 @@ def run_sim(sim, path, trace, sizes, policies, out_dir, threads):
         for row in csv.DictReader(f):
             ours[(row["policy"], int(row["cache_size"]))] = 100.0 * int(row["hits"]) / int(row["requests"])
     return ours
+
+
+def miss_ratio_plotter():
+    """plot_sim.plot_miss_ratios, or None (said on stderr) when matplotlib is not importable."""
+    sys.path.insert(0, os.path.join(REPO, "bench", "report"))
+    try:
+        import plot_sim
+    except ImportError as error:
+        print(f"# no PNGs: {error} (apt install python3-matplotlib; run with /usr/bin/python3)",
+              file=sys.stderr)
+        return None
+    return plot_sim.plot_miss_ratios
 
 
 def fmt(value):
@@ -151,6 +165,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(REPO, "build/hitratio"))
     parser.add_argument("--threads", type=int, default=0, help="chronocache-sim --threads")
     parser.add_argument("--only", default="", help="comma-separated trace names (default: all)")
+    results.add_json_argument(parser)
     args = parser.parse_args()
 
     missing = missing_inputs(args)
@@ -171,22 +186,28 @@ def main():
     if args.only:
         traces = [t for t in traces if t in args.only.split(",")]
 
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "?"
     started = time.time()
+    plot = miss_ratio_plotter()
     ours = {}
     for trace in traces:
         t0 = time.time()
-        results = run_sim(args.sim, trace_file(args.traces, trace), trace,
+        results_of_trace = run_sim(args.sim, trace_file(args.traces, trace), trace,
                           sorted(sizes_by_trace[trace]), policies, args.out, args.threads)
-        for (policy, size), pct in results.items():
+        for (policy, size), pct in results_of_trace.items():
             ours[(trace, size, policy)] = pct
+        if plot:
+            plot(os.path.join(args.out, f"{trace}.csv"), os.path.join(args.out, f"{trace}.png"),
+                 f"make bench-hitratio ({trace}) @ {commit}")
         print(f"# {trace}: {len(sizes_by_trace[trace])} sizes x {len(policies)} policies "
               f"in {time.time() - t0:.1f} s", file=sys.stderr)
 
     sys.stdout = Tee(os.path.join(args.out, "hitratio.md"))
-    git = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip() or "?"
-    print(f"# chronocache {git} hit ratios (%) vs libCacheSim + Caffeine simulator; "
-          f"{len(traces)} traces; sim time {time.time() - started:.1f} s; cores={os.cpu_count()}")
+    conditions = (f"# chronocache {commit} hit ratios (%) vs libCacheSim + Caffeine simulator; "
+                  f"{len(traces)} traces; sim time {time.time() - started:.1f} s; "
+                  f"cores={os.cpu_count()}")
+    print(conditions)
     print()
     titles = [title for _, title in ours_names]
     print("| trace | size | " + " | ".join(titles) +
@@ -253,6 +274,13 @@ def main():
         writer.writeheader()
         for row in rows:
             writer.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in row.items()})
+    records = [{"kind": "hit_ratio", "trace": t, "cache_size": s, "source": "chronocache",
+                "policy": p, "hit_pct": pct} for (t, s, p), pct in sorted(ours.items())]
+    records += [{"kind": "hit_ratio", "trace": t, "cache_size": s, "source": name.split(":")[0],
+                 "policy": name.split(":", 1)[1], "hit_pct": pct}
+                for (t, s), ref in sorted(refs.items()) if t in traces
+                for name, pct in sorted(ref.items())]
+    results.write_results(args.json, "hitratio", records, conditions)
     sys.stdout.flush()
     print(f"\nhitratio.md, hitratio.csv and one PNG per trace in {args.out}", file=sys.stderr)
 

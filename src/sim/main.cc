@@ -1,6 +1,6 @@
 // chronocache-sim: replays a cache trace through the engine's eviction policies and reports the
-// hit ratio per policy and cache size (table on stdout, --csv, --png). Wiring only: each step is
-// its own file (sim_options, trace_reader, experiment, report, plot, png_writer).
+// hit ratio per policy and cache size (table on stdout, --csv). Wiring only: each step is its own
+// file (sim_options, trace_reader, experiment, report). bench/report/plot_sim.py draws the CSV.
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -12,8 +12,6 @@
 #include <vector>
 
 #include "sim/experiment.h"
-#include "sim/plot.h"
-#include "sim/png_writer.h"
 #include "sim/progress_bar.h"
 #include "sim/report.h"
 #include "sim/sim_options.h"
@@ -79,11 +77,6 @@ int run(const SimOptions& options) {
       message.append(options.csv_path);
       throw std::runtime_error(message);
     }
-  }
-  if (!options.png_path.empty()) {
-    const Canvas chart = plot_miss_ratios(summary.name, results);
-    write_png_file(options.png_path, static_cast<std::uint32_t>(chart.width()),
-                   static_cast<std::uint32_t>(chart.height()), chart.pixels());
   }
   return 0;
 }

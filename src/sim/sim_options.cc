@@ -20,8 +20,8 @@ constexpr std::string_view kUsage =
     "  --sizes N,M           cache sizes in objects\n"
     "  --size-fractions F,G  cache sizes as fractions of the trace's unique keys\n"
     "                        (default, without --sizes: 0.01,0.05,0.1,0.25)\n"
-    "  --csv FILE            also write one CSV row per (policy, size)\n"
-    "  --png FILE            also draw miss ratio against cache size as a PNG\n"
+    "  --csv FILE            also write one CSV row per (policy, size); draw it with\n"
+    "                        bench/report/plot_sim.py FILE --png OUT\n"
     "  --name NAME           the trace's name in the reports (default: the file name)\n"
     "  --threads N           parallel runs (default: one per hardware thread)\n"
     "  --progress auto|yes|no  progress bar on stderr (auto: on a terminal, for long runs)\n"
@@ -90,8 +90,6 @@ SimOptions parse_sim_options(std::span<const std::string_view> args) {
       }
     } else if (arg == "--csv") {
       options.csv_path = value();
-    } else if (arg == "--png") {
-      options.png_path = value();
     } else if (arg == "--name") {
       options.name = value();
     } else if (arg == "--threads") {

@@ -28,7 +28,6 @@ struct SimOptions {
   std::vector<std::size_t> sizes;      // in objects
   std::vector<double> size_fractions;  // of the unique keys
   std::string csv_path;                // empty: no CSV
-  std::string png_path;                // empty: no PNG
   std::string name;                    // the trace's name in reports; empty: the file name
   unsigned threads = 0;                // 0: one per hardware thread
   ProgressMode progress = ProgressMode::kAuto;

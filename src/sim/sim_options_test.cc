@@ -14,17 +14,15 @@ SimOptions parse(std::initializer_list<std::string_view> args) {
 }
 
 TEST(SimOptions, ParsesEveryFlag) {
-  const SimOptions options =
-      parse({"t.csv", "--format", "csv", "--policies", "lru,s3fifo", "--sizes", "10,20",
-             "--size-fractions", "0.5", "--csv", "o.csv", "--png", "o.png", "--name", "n",
-             "--threads", "3", "--progress", "no"});
+  const SimOptions options = parse({"t.csv", "--format", "csv", "--policies", "lru,s3fifo",
+                                    "--sizes", "10,20", "--size-fractions", "0.5", "--csv", "o.csv",
+                                    "--name", "n", "--threads", "3", "--progress", "no"});
   EXPECT_EQ(options.trace_path, "t.csv");
   EXPECT_EQ(options.format, TraceFormat::kCsv);
   EXPECT_EQ(options.policies, (std::vector<std::string>{"lru", "s3fifo"}));
   EXPECT_EQ(options.sizes, (std::vector<std::size_t>{10, 20}));
   EXPECT_EQ(options.size_fractions, (std::vector<double>{0.5}));
   EXPECT_EQ(options.csv_path, "o.csv");
-  EXPECT_EQ(options.png_path, "o.png");
   EXPECT_EQ(trace_display_name(options), "n");
   EXPECT_EQ(options.threads, 3u);
   EXPECT_EQ(options.progress, ProgressMode::kNever);
