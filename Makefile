@@ -17,6 +17,8 @@
 #   make bench-memory-return  RSS after half of 2 M keys are deleted, vs loaded alone, vs redis-server
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make bench-observability  latency tracking's and /metrics scraping's cost to the server
+#   make report  run the suite against the peers and write docs/report/ (tables and plots);
+#               REPORT=quick finishes in under 10 minutes
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
 #   make tidy   clang-tidy (.clang-tidy: bugprone, performance, a few modernize) over src/
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
@@ -31,7 +33,7 @@ DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
                 pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev \
-                libtbb-dev libjemalloc2 libmimalloc2.0 prometheus
+                libtbb-dev libjemalloc2 libmimalloc2.0 prometheus python3-matplotlib
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -39,8 +41,10 @@ PYTHON := $(VENV)/bin/python
 SERVER_RELEASE := build/release/src/server/chronocached
 SERVER_ASAN := build/asan-ubsan/src/server/chronocached
 SERVER_TSAN := build/tsan/src/server/chronocached
+# Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
+SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability report sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -110,6 +114,8 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	# Many clients on four loops under ThreadSanitizer: any data race fails the test.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
+	# The report's and the charts' own code (no benchmark runs), with Debian's matplotlib.
+	$(SYSTEM_PYTHON) -m unittest discover -s tests/report -q
 	$(MAKE) --no-print-directory -j $(JOBS) fuzz-smoke
 
 # clang-tidy-14 over every file of src/ in the Release build's compile_commands.json (configured,
@@ -205,13 +211,20 @@ bench-observability: build-release
 # The traces are not in the repository: they are read from ../shared/data/traces beside it, or from
 # BENCH_ARGS="--traces DIR"; without them the script says so and fails (make test never needs them).
 bench-hitratio: build-release
-	python3 bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim \
+	$(SYSTEM_PYTHON) bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim \
 	  --out build/hitratio $(BENCH_ARGS)
 
 # The simulator on any trace file (any format and compression it reads), e.g. a sample trace:
-#   make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --png cpp.png"
+#   make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --csv cpp.csv"
+# and its miss-ratio chart: /usr/bin/python3 bench/report/plot_sim.py cpp.csv --png cpp.png
 sim: build-release
 	./build/release/src/sim/chronocache-sim $(ARGS)
+
+# The performance report (bench/report/make_report.py): every part of the suite against its peers,
+# written to docs/report/ (README.md, PNGs, and the records the next report compares with).
+# REPORT=quick: shorter runs, under 10 minutes; REPORT_ARGS="--only engine,server" for some parts.
+report: build-release
+	$(SYSTEM_PYTHON) bench/report/make_report.py $(if $(filter quick,$(REPORT)),--quick) $(REPORT_ARGS)
 
 # The libFuzzer targets, built with clang (libFuzzer needs it) outside the GCC CMake build:
 #   resp_fuzz      every server source but main.cc: parser and command dispatch
