@@ -605,7 +605,7 @@ TEST(ShardedCache, AReadPairsAValueWithItsOwnDeadline) {
   };
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> stale{0};
-  std::atomic<std::uint64_t> hits{0};
+  std::atomic<std::uint64_t> hits{0};  // published by the reader as it goes
   std::vector<std::thread> threads;
   threads.emplace_back([&] {  // the ticker
     while (!stop.load(std::memory_order_relaxed)) {
@@ -614,19 +614,24 @@ TEST(ShardedCache, AReadPairsAValueWithItsOwnDeadline) {
     }
   });
   threads.emplace_back([&] {  // the reader
-    std::uint64_t my_stale = 0;
-    std::uint64_t my_hits = 0;
     for (int key = 0; !stop.load(std::memory_order_relaxed); key = (key + 1) % kKeys) {
       const std::uint64_t now = ms(clock.now());
       const std::optional<std::uint64_t> deadline = cache.get(key);
       if (!deadline) continue;
-      ++my_hits;
-      my_stale += *deadline <= now ? 1 : 0;  // the cache read `now` or later: it must be live
+      hits.fetch_add(1, std::memory_order_relaxed);
+      if (*deadline <= now)
+        stale.fetch_add(1, std::memory_order_relaxed);  // read at `now` or later
     }
-    stale += my_stale;
-    hits += my_hits;
   });
-  for (int round = 0; round < 400'000; ++round) {
+  // Writes go on until the reader has met live entries often enough to have had its chances,
+  // however the three threads share a busy machine's cores (a fixed count of writes once ended
+  // before the reader had run at all); the cap only bounds a run whose reader never gets a core.
+  constexpr int kMinRounds = 400'000;
+  constexpr std::uint64_t kMinHits = 10'000;
+  constexpr int kMaxRounds = 200'000'000;
+  for (int round = 0; round < kMaxRounds &&
+                      (round < kMinRounds || hits.load(std::memory_order_relaxed) < kMinHits);
+       ++round) {
     const int key = round % kKeys;
     // 1, 2, 3, 4 ms: each later than the last unless the clock moved more; then 1 ms, earlier.
     const TimePoint now = clock.now();
@@ -638,7 +643,7 @@ TEST(ShardedCache, AReadPairsAValueWithItsOwnDeadline) {
   stop = true;
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(stale.load(), 0u);
-  EXPECT_GT(hits.load(), 0u);
+  EXPECT_GE(hits.load(), kMinHits);
 }
 
 // The scheduler state of thread `tid` of this process ('R' running, 'S' asleep, e.g. in a futex
