@@ -224,6 +224,7 @@ sim: build-release
 # written to docs/report/ (README.md, PNGs, and the records the next report compares with).
 # REPORT=quick: shorter runs, under 10 minutes; REPORT_ARGS="--only engine,server" for some parts.
 report: build-release
+	cmake --build --preset release -j $(JOBS) --target loop_bench
 	$(SYSTEM_PYTHON) bench/report/make_report.py $(if $(filter quick,$(REPORT)),--quick) $(REPORT_ARGS)
 
 # The libFuzzer targets, built with clang (libFuzzer needs it) outside the GCC CMake build:

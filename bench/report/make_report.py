@@ -25,7 +25,6 @@ import os
 import pathlib
 import platform
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -99,19 +98,24 @@ def environment():
 
 
 def run_runner(run, out_dir):
-    """Runs one runner; returns (stdout text, records document or None, seconds, error or None)."""
+    """Runs one runner; returns (stdout text, records document or None, seconds, error or None).
+    A runner without records gets an empty document."""
     json_path = out_dir / "results" / f"{run.name}.json"
-    command = [*run.argv, "--json", str(json_path)]
-    log("$ " + shlex.join(command))
+    command = [*run.argv, "--json", str(json_path)] if run.records else run.argv
+    log("$ " + run.command())
     started = time.time()
     try:
         result = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, text=True,
-                                timeout=run.timeout_s)
+                                timeout=run.timeout_s, env={**os.environ, **run.env})
     except subprocess.TimeoutExpired:
         return "", None, time.time() - started, f"timed out after {run.timeout_s} s"
     seconds = time.time() - started
     if result.returncode != 0:
         return result.stdout, None, seconds, f"exit status {result.returncode}"
+    if not run.records:
+        document = {"benchmark": run.name, "records": []}
+        json_path.write_text(json.dumps(document) + "\n")
+        return result.stdout, document, seconds, None
     try:
         document = json.loads(json_path.read_text())
     except (OSError, ValueError) as error:

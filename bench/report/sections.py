@@ -34,13 +34,16 @@ class Context:
 
 @dataclasses.dataclass
 class Run:
-    name: str          # also the stem of its files in results/
+    name: str             # also the stem of its files in results/
     argv: list
     timeout_s: int = 3600
+    env: dict = dataclasses.field(default_factory=dict)  # added to the report's environment
+    records: bool = True  # takes --json; a runner without it contributes its printed tables only
 
     def command(self):
         """The command line as a reader would type it, without the report's --json."""
-        return (shlex.join(self.argv).replace(PYTHON, "python3").replace(f"{REPO}/", "")
+        text = shlex.join([*(f"{key}={value}" for key, value in self.env.items()), *self.argv])
+        return (text.replace(PYTHON, "python3").replace(f"{REPO}/", "")
                 .replace(f"{REPO.parent}/", "../"))
 
 
@@ -501,7 +504,61 @@ class Memory(Section):
         return out
 
 
-ALL = [Engine(), Server(), HitRatio(), Snapshot(), Threads(), Memory(), Observability()]
+# ---- Parts whose runners print tables only ----------------------------------------------------
+# These measure one design question each (a loop's syscalls, the snapshot writer's scheduling,
+# the arena against other mallocs, instructions per operation); their tables are the figures.
+
+class Loop(Section):
+    name = "loop"
+    title = "io_uring against epoll under one minimal RESP server"
+
+    def runs(self, context):
+        quick = ["--reps", "3", "--requests", "100000"] if context.quick else []
+        return [Run("loop", python_runner(context, "loop/run_loop_bench.py", "--binary",
+                                          context.binary("bench/loop/loop_bench"), *quick),
+                    records=False)]
+
+
+class BgsaveLoad(Section):
+    name = "bgsave_load"
+    title = "BGSAVE beside CPU-bound processes: the snapshot writer's scheduling"
+
+    def runs(self, context):
+        quick = ["--keys", "300000", "--reps", "1"] if context.quick else []
+        return [Run("bgsave_load", python_runner(
+            context, "server/run_bgsave_load_bench.py", "--server",
+            context.binary("src/server/chronocached"), *quick), records=False)]
+
+
+# The mallocs the record arena is measured against (Debian's runtime libraries, from setup).
+ARENA_PEERS = {"jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+               "mimalloc": "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"}
+
+
+class Arena(Section):
+    name = "arena"
+    title = "The record arena against glibc's malloc, jemalloc and mimalloc"
+
+    def runs(self, context):
+        args = [context.binary("bench/arena_bench"), "--reps", "1" if context.quick else "3"]
+        return [Run("arena_glibc", args, records=False),
+                *[Run(f"arena_{name}", args, env={"LD_PRELOAD": library}, records=False)
+                  for name, library in ARENA_PEERS.items()]]
+
+
+class Instructions(Section):
+    name = "instructions"
+    title = "Instructions per operation (callgrind): the figures wall time cannot decide"
+
+    def runs(self, context):
+        quick = ["--ops", "20000"] if context.quick else []
+        return [Run("instructions", python_runner(
+            context, "engine/run_instruction_counts.py", "--build-dir", str(context.build_dir),
+            *quick), records=False)]
+
+
+ALL = [Engine(), Instructions(), Server(), HitRatio(), Snapshot(), BgsaveLoad(), Threads(), Loop(),
+       Memory(), Arena(), Observability()]
 NAMES = [s.name for s in ALL]
 
 
