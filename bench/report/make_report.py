@@ -14,7 +14,8 @@ what moved since the last report, then one part per scenario. The records are ke
 docs/report/results/, so the next run can say what moved; a section that cannot run here (the
 hit-ratio traces live beside the repository, in ../shared) says why instead of failing the report.
 
-Needs matplotlib: Debian's python3-matplotlib, which `make report` installs, seen by /usr/bin/python3.
+Needs matplotlib: Debian's python3-matplotlib, which `make report` installs, seen by
+/usr/bin/python3.
 """
 
 import argparse
@@ -203,7 +204,7 @@ def main():
             continue  # never run into this folder: nothing to show
         body, headlines = section.render(section_context, outputs)
         parts.append(sections.Part(section, unavailable, notes, body))
-        if rerun and headlines:
+        if rerun and outputs:
             section_meta[section.name] = {
                 "commit": commit, "mode": mode, "date": date, "headlines": headlines,
                 "moved": headline_changes(previous.get("headlines", {}), headlines),

@@ -20,7 +20,7 @@ import plots  # noqa: E402
 
 
 def miss_ratio_series(csv_path):
-    """(trace name, {policy: (sizes, miss ratios)}) from one chronocache-sim CSV, sizes ascending."""
+    """(trace name, {policy: (sizes, miss ratios)}) from a chronocache-sim CSV, sizes ascending."""
     points = defaultdict(list)
     trace = ""
     with open(csv_path, newline="") as f:

@@ -168,7 +168,8 @@ class Engine(Section):
         scenarios = list(dict.fromkeys(r["scenario"] for r in times))
         peers = list(dict.fromkeys(r["peer"] for r in times))
         value = {(r["scenario"], r["peer"]): r["ns_per_op"] for r in times}
-        figures.add("engine_latency.png", "Engine: CPU ns per operation by scenario (lower is better)",
+        figures.add("engine_latency.png",
+                    "Engine: CPU ns per operation by scenario (lower is better)",
                     "engine", lambda path, note: plots.bar_chart(
                         path, "Engine: ns per operation",
                         [s.removeprefix("bm_") for s in scenarios],
@@ -230,7 +231,8 @@ class Server(Section):
             for field, name in (("p50_ms", "p50"), ("p99_ms", "p99")):
                 series[f"{server} {name}"] = [by.get((server, *c), {}).get(field) for c in columns]
         figures.add("server_latency.png",
-                    "Server: redis-benchmark latency per command and pipeline depth (lower is better)",
+                    "Server: redis-benchmark latency per command and pipeline depth "
+                    "(lower is better)",
                     "server", lambda path, note: plots.bar_chart(
                         path, "Server: client-side latency", labels, series, "ms", note))
         series = {server: [by.get((server, *c), {}).get("rps") for c in columns]
@@ -288,7 +290,8 @@ class Snapshot(Section):
         saves = {r["server"]: r for r in records_of(figures.outputs, "snapshot", "save")}
         loads = {r["server"]: r for r in records_of(figures.outputs, "snapshot", "restart_load")}
         servers = list(saves)
-        figures.add("snapshot_times.png", "Snapshots: SAVE and restart-load seconds (lower is better)",
+        figures.add("snapshot_times.png",
+                    "Snapshots: SAVE and restart-load seconds (lower is better)",
                     "snapshot", lambda path, note: plots.bar_chart(
                         path, "Snapshots: save and load", ["SAVE", "restart load"],
                         {s: [saves[s].get("save_s"), loads.get(s, {}).get("load_wall_s")]
@@ -570,6 +573,9 @@ def what_moved(meta, parts):
     for part in parts:
         entry = meta["sections"].get(part.section.name, {})
         then = entry.get("compared_with", {})
+        if entry and not entry.get("headlines"):
+            lines.append(f"- {part.section.title}: tables only (no headline figures to compare).")
+            continue
         if not then.get("commit"):
             lines.append(f"- {part.section.title}: no earlier run to compare with.")
             continue

@@ -248,7 +248,8 @@ def main():
                         help="one of the three measurements")
     results.add_json_argument(parser)
     args = parser.parse_args()
-    args.redis_server = shutil.which("redis-server")  # bench.conditions; INFO latencystats beside ours
+    # For bench.conditions, and for the INFO latencystats beside ours.
+    args.redis_server = shutil.which("redis-server")
     records = []
     conditions = bench.conditions(args)
     print(conditions)

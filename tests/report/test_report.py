@@ -43,7 +43,8 @@ class PlotsTest(unittest.TestCase):
                             "cmd @ abc", value_format="{:.1f}")
             plots.line_chart(lines, "t", {"x": ([1, 10, 100], [0.5, 0.4, 0.1])}, "size", "miss",
                              "cmd @ abc", log_x=True, engineering_x=True)
-            expected = (int(plots.SIZE_INCHES[0] * plots.DPI), int(plots.SIZE_INCHES[1] * plots.DPI))
+            width, height = plots.SIZE_INCHES
+            expected = (int(width * plots.DPI), int(height * plots.DPI))
             self.assertEqual(png_size(bars), expected)
             self.assertEqual(png_size(lines), expected)
 
