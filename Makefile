@@ -33,7 +33,7 @@ DEB_PACKAGES := cmake ninja-build g++ python3 python3-venv clang-format valgrind
                 libgtest-dev libbenchmark-dev libboost1.81-dev libabsl-dev \
                 redis-server redis-tools clang-14 libclang-rt-14-dev clang-tidy-14 \
                 pkg-config zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libxxhash-dev liburing-dev \
-                libtbb-dev libjemalloc2 libmimalloc2.0 prometheus python3-matplotlib
+                libtbb-dev libjemalloc2 libmimalloc2.0 prometheus python3-matplotlib nutcracker
 # PyPI packages for the integration and compatibility tests, in a virtualenv under build/.
 PY_PACKAGES := redis==5.0.8 pytest==8.3.3
 VENV := build/venv
@@ -114,6 +114,9 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	# Many clients on four loops under ThreadSanitizer: any data race fails the test.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
+	# The string and TTL suites through twemproxy in front of three nodes (deploy/twemproxy).
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_strings.py \
+	  tests/integration/test_ttl.py --server $(SERVER_RELEASE) --through-twemproxy
 	# The report's and the charts' own code (no benchmark runs), with Debian's matplotlib.
 	$(SYSTEM_PYTHON) -m unittest discover -s tests/report -q
 	$(MAKE) --no-print-directory -j $(JOBS) fuzz-smoke

@@ -6,7 +6,10 @@ so parallel runs never race for a port. Every server a test starts is stopped by
   pytest tests/integration --server build/release/src/server/chronocached --threads 4
 
 --threads N starts every chronocached with N event loops (make test runs the suite at 1 and 4);
-without it the server's default applies (one loop per CPU).
+without it the server's default applies (one loop per CPU). --through-twemproxy puts three nodes
+behind Debian's nutcracker and gives the suites' clients the proxy (tests/proxy_fleet.py); tests
+that need one server of their own, or a command no proxy forwards, are skipped there, each with
+its reason.
 """
 import os
 import re
@@ -18,6 +21,8 @@ import time
 import pytest
 import redis
 
+from proxy_fleet import TwemproxyFleet
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -27,6 +32,8 @@ def pytest_addoption(parser):
         help="the chronocached binary under test")
     parser.addoption("--threads", default=None,
                      help="event loops for every chronocached started (default: its own)")
+    parser.addoption("--through-twemproxy", action="store_true",
+                     help="the shared server is 3 nodes behind nutcracker (string/TTL suites)")
 
 
 # A line any sanitizer build writes when it finds something.
@@ -39,6 +46,22 @@ SERVER_THREADS = []
 def pytest_configure(config):
     threads = config.getoption("--threads")
     SERVER_THREADS[:] = ["--threads", str(threads)] if threads else []
+    config.addinivalue_line("markers", "direct(reason): the test needs the server itself, not a "
+                            "proxy in front of it; skipped under --through-twemproxy")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under --through-twemproxy, skips what cannot go through a proxy: tests marked direct
+    (a command twemproxy does not forward, or replies it rewrites), and tests that start a
+    server of their own (nothing of theirs would pass through the proxy)."""
+    if not config.getoption("--through-twemproxy"):
+        return
+    for item in items:
+        marker = item.get_closest_marker("direct")
+        if marker:
+            item.add_marker(pytest.mark.skip(reason="through twemproxy: " + marker.args[0]))
+        elif {"own", "start_server"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.skip(reason="through twemproxy: a server of its own"))
 
 
 class ServerProcess:
@@ -127,21 +150,42 @@ def start_server(server_binary):
         assert not any(SANITIZER_REPORT.search(l) for l in s.log), "".join(s.log)
 
 
-@pytest.fixture(scope="module")
-def server(server_binary, tmp_path_factory):
-    """One server shared by a module's tests (each test starts from FLUSHALL). Its --dir is a
-    temporary directory: a SAVE never writes into the working tree."""
-    s = ServerProcess([server_binary, "--port", "0", "--enable-debug-command", "yes",
-                       "--dir", str(tmp_path_factory.mktemp("server"))])
-    yield s
+def check_clean_exit(s):
     code = s.stop()
     assert code == 0, f"chronocached exited with {code}:\n" + "".join(s.log[-40:])
     assert not any(SANITIZER_REPORT.search(l) for l in s.log), "".join(s.log)
 
 
+@pytest.fixture(scope="module")
+def server(request, server_binary, tmp_path_factory):
+    """One server shared by a module's tests (each test starts from FLUSHALL). Its --dir is a
+    temporary directory: a SAVE never writes into the working tree. Under --through-twemproxy,
+    three such servers behind nutcracker, which the clients it hands out talk to."""
+    def start(directory):
+        os.makedirs(directory, exist_ok=True)
+        return ServerProcess([server_binary, "--port", "0", "--enable-debug-command", "yes",
+                              "--dir", str(directory)])
+
+    if request.config.getoption("--through-twemproxy"):
+        nutcracker = shutil.which("nutcracker") or shutil.which("nutcracker", path="/usr/sbin")
+        if nutcracker is None:
+            pytest.fail("nutcracker is not installed (make test's setup installs it)")
+        fleet = TwemproxyFleet(start, str(tmp_path_factory.mktemp("fleet")), nutcracker)
+        yield fleet
+        fleet.stop()
+        for node in fleet.nodes:
+            check_clean_exit(node)
+        return
+    s = start(tmp_path_factory.mktemp("server"))
+    yield s
+    check_clean_exit(s)
+
+
 @pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
 def r(request, server):
     """A redis-py client on the shared server, once per protocol, on an empty keyspace."""
+    if request.param == 3 and isinstance(server, TwemproxyFleet):
+        pytest.skip("through twemproxy: it speaks RESP2 only")
     client = server.client(protocol=request.param, decode_responses=True)
     client.flushall()
     yield client

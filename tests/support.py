@@ -73,15 +73,26 @@ def wait_for(predicate, timeout=10.0, interval=0.02):
 
 
 def error_of(client, *args):
-    """The error text a command answers (redis-py drops the leading "ERR ")."""
-    with pytest.raises(redis.ResponseError) as info:
-        client.execute_command(*args)
+    """The error text a command answers (redis-py drops the leading "ERR "). Through a proxy
+    (a client with `backends`, tests/proxy_fleet.py), a request the proxy will not forward (a
+    wrong argument count, an option its parser does not know) closes the connection instead of
+    reaching the server: the test stops there as skipped, naming the request."""
+    try:
+        with pytest.raises(redis.ResponseError) as info:
+            client.execute_command(*args)
+    except redis.ConnectionError:
+        if not hasattr(client, "backends"):
+            raise
+        pytest.skip(f"through twemproxy: it closes the connection on {' '.join(map(str, args))!r}"
+                    " rather than forward it")
     return str(info.value)
 
 
 def advance(client, ms):
-    """Moves the server's clocks forward (DEBUG ADVANCE-CLOCK): expiry without sleeping."""
-    assert client.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
+    """Moves the server's clocks forward (DEBUG ADVANCE-CLOCK): expiry without sleeping. Through
+    a proxy (tests/proxy_fleet.py), which forwards no DEBUG, every node behind it moves."""
+    for node in getattr(client, "backends", [client]):
+        assert node.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
 
 
 def server_unix_ms(client):

@@ -9,6 +9,15 @@ import pytest
 import redis
 from support import error_of, advance, server_unix_ms
 
+# Why a test cannot run through twemproxy (tests/proxy_fleet.py, --through-twemproxy).
+THROUGH_PROXY_LCS = "LCS is not in twemproxy 0.5's command table"
+THROUGH_PROXY_SUBSTR = "SUBSTR is not in twemproxy 0.5's command table"
+THROUGH_PROXY_MSETNX = "twemproxy does not forward MSETNX: its keys may live on different nodes"
+THROUGH_PROXY_INFO = "twemproxy forwards commands on keys only: INFO reaches no node"
+THROUGH_PROXY_EXPIRETIME = ("PEXPIRETIME, which reads deadlines back, is not in twemproxy 0.5's "
+                            "command table")
+THROUGH_PROXY_RAW = "reads the server's own bytes on a socket of its own"
+
 ERR_SYNTAX = "syntax error"
 ERR_NOT_INTEGER = "value is not an integer or out of range"
 ERR_NOT_FLOAT = "value is not a valid float"
@@ -118,6 +127,7 @@ def test_set_options_are_case_insensitive_and_repeatable(r):
     assert r.ttl("k") == 200
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_option_names_end_at_a_nul_byte_as_in_redis(r):
     # Redis compares option names as C strings: "NX\0junk" is NX.
     assert r.execute_command("SET", "k", "v", "NX\x00junk") in (True, "OK")
@@ -148,6 +158,7 @@ def test_set_px_expires_when_the_clock_passes(r):
     assert r.get("k") is None
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_set_exat_and_pxat_set_absolute_deadlines(r):
     now = server_unix_ms(r)
     at_s = now // 1000 + 100
@@ -173,6 +184,7 @@ def test_set_with_a_deadline_in_the_past_deletes(r):
     assert r.get("k") is None
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_set_far_pxat_is_kept_exactly(r):
     assert r.execute_command("SET", "k", "v", "PXAT", str(INT64_MAX)) in (True, "OK")
     assert r.get("k") == "v"
@@ -267,6 +279,7 @@ def test_getdel(r):
     assert error_of(r, "GETDEL", "a", "b") == "wrong number of arguments for 'getdel' command"
 
 
+@pytest.mark.direct(THROUGH_PROXY_INFO)
 def test_only_the_get_forms_count_keyspace_hits_and_misses(r):
     # As redis-server 7.0: SET ... GET, GETSET and GETDEL read the key (a hit or a miss each);
     # a write's own lookup (NX, XX, KEEPTTL, SETNX, SETEX, MSET, MSETNX) counts nothing.
@@ -311,6 +324,7 @@ def test_getex_sets_relative_deadlines(r):
     assert r.get("k") is None
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_getex_sets_absolute_deadlines(r):
     assert r.set("k", "v") is True
     now = server_unix_ms(r)
@@ -398,6 +412,7 @@ def test_mset_clears_deadlines(r):
     assert r.get("a") == "w"
 
 
+@pytest.mark.direct(THROUGH_PROXY_MSETNX)
 def test_msetnx(r):
     assert r.msetnx({"a": "1", "b": "2"}) is True
     assert r.msetnx({"b": "x", "c": "3"}) is False
@@ -453,6 +468,7 @@ def test_strlen_arity(r):
     (10, 10, "d"), (11, 11, ""), (-11, -11, "H"), (-12, -12, "H"), (0, INT64_MAX, "Hello World"),
     (INT64_MIN, -1, "Hello World"), (INT64_MIN, INT64_MAX, "Hello World"),
 ])
+@pytest.mark.direct(THROUGH_PROXY_SUBSTR)
 def test_getrange(r, start, end, expected):
     assert r.set("s", "Hello World") is True
     assert r.getrange("s", start, end) == expected
@@ -724,6 +740,7 @@ def test_incrbyfloat_arity(r):
 # ---- LCS -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_lcs_string_and_len(r):
     assert r.mset({"key1": "ohmytext", "key2": "mynewtext"}) is True
     assert r.execute_command("LCS", "key1", "key2") == "mytext"
@@ -735,6 +752,7 @@ def test_lcs_string_and_len(r):
     assert r.execute_command("LCS", "key1", "key1") == "ohmytext"
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_lcs_idx(r):
     assert r.mset({"key1": "ohmytext", "key2": "mynewtext"}) is True
     reply = as_map(r.execute_command("LCS", "key1", "key2", "IDX"))
@@ -752,6 +770,7 @@ def test_lcs_idx(r):
     assert reply == {"matches": [], "len": 0}
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_lcs_picks_the_same_subsequence_as_redis(r):
     # Several longest subsequences exist; Redis's backtrack (prefer moving in the second string
     # on ties) decides which one is reported.
@@ -777,6 +796,7 @@ def test_lcs_options_errors(r):
     assert error_of(r, "LCS", "key1") == "wrong number of arguments for 'lcs' command"
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_lcs_matches_a_reference_on_longer_strings(r):
     import random
     rng = random.Random(7)
@@ -833,6 +853,7 @@ def test_binary_keys_and_values(rb):
     assert rb.get(b"big") == b"\x00" * 100_000
 
 
+@pytest.mark.direct(THROUGH_PROXY_LCS)
 def test_binary_lcs(rb):
     assert rb.mset({"a": b"a\x00b\r\nc", "b": b"\x00\r\n"}) is True
     assert rb.execute_command("LCS", "a", "b") == b"\x00\r\n"
@@ -848,6 +869,7 @@ def test_binary_counters(rb):
 # ---- Every reply in both protocols -------------------------------------------------------------------
 
 
+@pytest.mark.direct(THROUGH_PROXY_RAW)
 def test_resp3_nulls_and_resp2_nulls_are_byte_exact(server):
     for protocol, null in ((2, b"$-1\r\n"), (3, b"_\r\n")):
         s = server.raw()

@@ -10,6 +10,12 @@ import pytest
 import redis
 from support import error_of, advance, server_unix_ms
 
+# Why a test cannot run through twemproxy (tests/proxy_fleet.py, --through-twemproxy).
+THROUGH_PROXY_EXPIRETIME = ("EXPIRETIME and PEXPIRETIME, which read deadlines back, are not in "
+                            "twemproxy 0.5's command table")
+THROUGH_PROXY_EXPIRE_OPTIONS = ("twemproxy 0.5 parses EXPIRE and PEXPIRE as a key and a time: "
+                                "Redis 7's NX, XX, GT and LT close the connection")
+
 ERR_NOT_INTEGER = "value is not an integer or out of range"
 ERR_NX_AND_OTHERS = "NX and XX, GT or LT options at the same time are not compatible"
 ERR_GT_AND_LT = "GT and LT options at the same time are not compatible"
@@ -90,6 +96,7 @@ def test_expire_replaces_an_existing_ttl(r):
 # ---- NX XX GT LT -----------------------------------------------------------------------------
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_nx_sets_only_a_key_without_ttl(r):
     r.set("k", "v")
     assert r.expire("k", 100, nx=True) is True
@@ -97,6 +104,7 @@ def test_nx_sets_only_a_key_without_ttl(r):
     assert r.ttl("k") == 100
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_xx_sets_only_a_key_with_a_ttl(r):
     r.set("k", "v")
     assert r.expire("k", 100, xx=True) is False
@@ -106,6 +114,7 @@ def test_xx_sets_only_a_key_with_a_ttl(r):
     assert r.ttl("k") == 200
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_gt_only_lengthens_and_never_applies_to_a_key_without_ttl(r):
     r.set("k", "v")
     assert r.expire("k", 100, gt=True) is False  # no TTL counts as infinite
@@ -118,6 +127,7 @@ def test_gt_only_lengthens_and_never_applies_to_a_key_without_ttl(r):
     assert r.exists("k") == 1
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_lt_only_shortens_and_always_applies_to_a_key_without_ttl(r):
     r.set("k", "v")
     assert r.expire("k", 100, lt=True) is True
@@ -129,6 +139,7 @@ def test_lt_only_shortens_and_always_applies_to_a_key_without_ttl(r):
     assert r.exists("k") == 0
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_gt_and_lt_compare_absolute_times(r):
     r.set("k", "v")
     now_s = server_unix_ms(r) // 1000
@@ -139,6 +150,7 @@ def test_gt_and_lt_compare_absolute_times(r):
     assert r.expiretime("k") == now_s + 1500
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_xx_with_gt_needs_both(r):
     r.set("k", "v")
     assert r.execute_command("EXPIRE", "k", "100", "XX", "GT") == 0
@@ -147,6 +159,7 @@ def test_xx_with_gt_needs_both(r):
     assert r.execute_command("EXPIRE", "k", "300", "LT", "XX") == 0
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRE_OPTIONS)
 def test_repeated_options_are_allowed(r):
     r.set("k", "v")
     assert r.execute_command("EXPIRE", "k", "100", "nx", "NX") == 1
@@ -207,6 +220,7 @@ def test_a_time_that_overflows(r, command, amount):
     assert r.ttl("k") == -1
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_the_largest_times_are_accepted(r):
     r.set("k", "v")
     assert r.expireat("k", 9223372036854775) is True
@@ -229,6 +243,7 @@ def test_expire_arity(r, command):
 # ---- EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME -----------------------------------------------
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_expireat_sets_an_absolute_deadline(r):
     r.set("k", "v")
     now = server_unix_ms(r)
@@ -240,6 +255,7 @@ def test_expireat_sets_an_absolute_deadline(r):
     assert 98 <= r.ttl("k") <= 100
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_pexpireat_sets_an_absolute_deadline_in_milliseconds(r):
     r.set("k", "v")
     target = server_unix_ms(r) + 5000
@@ -251,6 +267,7 @@ def test_pexpireat_sets_an_absolute_deadline_in_milliseconds(r):
     assert r.exists("k") == 0
 
 
+@pytest.mark.direct(THROUGH_PROXY_EXPIRETIME)
 def test_expiretime_rounds_to_the_nearest_second(r):
     r.set("k", "v")
     base = (server_unix_ms(r) // 1000 + 1000) * 1000
@@ -260,7 +277,9 @@ def test_expiretime_rounds_to_the_nearest_second(r):
     assert r.expiretime("k") == base // 1000 + 1
 
 
-@pytest.mark.parametrize("command", ["TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"])
+@pytest.mark.parametrize("command", ["TTL", "PTTL", *(
+    pytest.param(name, marks=pytest.mark.direct(THROUGH_PROXY_EXPIRETIME))
+    for name in ("EXPIRETIME", "PEXPIRETIME"))])
 def test_ttl_readers_answer_minus_2_and_minus_1(r, command):
     assert r.execute_command(command, "missing") == -2
     r.set("k", "v")
