@@ -22,6 +22,7 @@ import pytest
 import redis
 
 from proxy_fleet import TwemproxyFleet
+from support import free_port  # noqa: F401  (also imported from here by tests)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -116,12 +117,6 @@ class ServerProcess:
             self.log.extend(self.proc.stdout.readlines())
             self.proc.stdout.close()
         return self.proc.returncode
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,11 @@ the fleet's own listen address and nodes. A client of the fleet talks to the pro
 (`backends`) for what a proxy does not forward: FLUSHALL between tests and DEBUG ADVANCE-CLOCK.
 """
 import os
-import socket
 import subprocess
 import time
 
 import redis
+from support import free_port
 
 NODES = 3
 DEPLOYED_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -37,12 +37,6 @@ class ProxiedRedis(redis.Redis):
         for node in self.backends:
             node.close()
         super().close()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def pool_config(listen, nodes):

@@ -40,6 +40,14 @@ def read_exactly(sock, n, timeout=10.0):
     return data
 
 
+def free_port():
+    """A port nothing listens on now, for a program that cannot take a kernel-chosen one (it may
+    be taken before the program binds it: callers retry)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def connect(port, host="127.0.0.1"):
     """A raw TCP connection to the server (Nagle off: requests go out as written)."""
     sock = socket.create_connection((host, port), timeout=10)
