@@ -66,6 +66,7 @@ struct ClientState {
   // WATCHed keys that were live at WATCH: one that is gone at EXEC expired meanwhile, which
   // aborts the transaction as in Redis (the engine's expiry tells no watcher).
   std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
+  bool cluster_readonly = false;  // READONLY (cluster mode): kept, though there are no replicas
 
   bool replies_silenced() const { return reply_off || reply_skip; }
   // A request is done (run, refused, or an empty line), as Redis's resetClient: a SKIP it gave

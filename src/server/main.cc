@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   server.log("notice", std::string("chronocached ") + kVersion + " started, pid " +
                            std::to_string(::getpid()) + ", port " +
                            std::to_string(server.state().process.tcp_port));
+  if (!server.start_cluster(error)) {
+    server.log("warning", "Cluster mode: " + error);
+    return 1;
+  }
   // Before "Ready": a client must never see a half-loaded data set (tools wait for that line).
   if (!server.load_snapshot()) return 1;
   server.log("notice", "Ready to accept connections tcp");

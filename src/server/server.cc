@@ -9,12 +9,14 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "server/base/cycle_clock.h"
+#include "server/cluster/cluster_config_file.h"
 #include "server/net/socket.h"
 
 namespace chronocached {
@@ -191,6 +193,32 @@ void Server::accept_from(int listen_fd) {
     if (fd < 0) return;
     loops_[next_loop_++ % loops_.size()]->hand_over(fd, next_client_id_++);
   }
+}
+
+bool Server::start_cluster(std::string& error) {
+  if (!state_.config.cluster_enabled) return true;
+  const std::string path =
+      (std::filesystem::path(state_.config.dir) / state_.config.cluster_config_file).string();
+  std::optional<ClusterMap> map = load_cluster_config(path, state_.random, error);
+  if (!map) return false;
+  // Where clients reach this node: the first bind address that names one host (no gossip will
+  // tell it otherwise), or none for a wildcard, which clients read as "the address you used".
+  ClusterNode& myself = map->myself();
+  myself.ip.clear();
+  for (const net::BindAddress& address : net::bind_addresses(state_.config.bind)) {
+    if (address.host != "*" && address.host != "0.0.0.0" && address.host != "::") {
+      myself.ip = address.host;
+      break;
+    }
+  }
+  myself.port = state_.process.tcp_port;
+  myself.cport = myself.port + 10000 <= 65535 ? myself.port + 10000 : 0;
+  if (!save_cluster_config(path, *map, error)) return false;
+  log("notice", "Cluster mode: node " + myself.id + ", " + std::to_string(map->assigned_slots()) +
+                    " slots assigned, config " + path);
+  state_.cluster = std::move(map);
+  state_.cluster_config_path = path;
+  return true;
 }
 
 bool Server::load_snapshot() {

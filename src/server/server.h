@@ -27,6 +27,9 @@ class Server {
   // Loads the snapshot in dir/dbfilename, if there is one. False: the server must not start
   // (the reason is logged); with ignore-snapshot-errors it starts empty instead.
   bool load_snapshot();
+  // Cluster mode: reads (or creates) the cluster config file, with this node at the address it
+  // listens on. After listen(); false with `error` when the file cannot be read or written.
+  bool start_cluster(std::string& error);
   // Serves until a signal or SHUTDOWN.
   void run();
 

@@ -28,6 +28,7 @@
 #include "chronocache/base/mutex.h"
 #include "server/base/logger.h"
 #include "server/client_state.h"
+#include "server/cluster/cluster_map.h"
 #include "server/config/server_config.h"
 #include "server/persist/snapshots.h"
 #include "server/store/batch_clock.h"
@@ -249,6 +250,10 @@ struct ServerState {
   std::uint64_t slow_command_cycles = CycleThreshold::kNever;
   std::mt19937_64 random;
   DebugControls debug;
+  // Cluster mode (cluster-enabled): this node's slot map, and the file it is saved to after every
+  // change. Empty when cluster mode is off.
+  std::optional<ClusterMap> cluster;
+  std::string cluster_config_path;
 };
 
 }  // namespace chronocached

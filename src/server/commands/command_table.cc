@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "chronocache/base/assert.h"
 #include "server/base/cycle_clock.h"
+#include "server/commands/cluster_command.h"
 #include "server/commands/errors.h"
 #include "server/persist/snapshots.h"
 
@@ -26,8 +28,9 @@ std::uint32_t name_hash(std::string_view name) {
 class Registry {
  public:
   Registry() {
-    for (auto family : {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
-                        connection_commands(), transaction_commands(), debug_commands()}) {
+    for (auto family :
+         {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
+          connection_commands(), transaction_commands(), debug_commands(), cluster_commands()}) {
       for (const CommandSpec& spec : family) add(spec);
     }
   }
@@ -242,7 +245,40 @@ bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
          carries_flag(ctx.client, command, kWrite | kMayReplicate);
 }
 
+// Cluster mode: the command's keys, or for EXEC those of every queued command, checked together.
+std::optional<std::string> redirection(const CommandContext& ctx, const ResolvedCommand& command,
+                                       bool is_exec) {
+  if (!is_exec) {
+    const KeyedCommand keyed{command.spec, ctx.args};
+    return cluster_redirection(*ctx.server.cluster, std::span(&keyed, 1));
+  }
+  if (!ctx.client.in_multi) return std::nullopt;  // EXEC without MULTI: its own error
+  std::vector<std::vector<std::string_view>> args;
+  std::vector<KeyedCommand> queued;
+  args.reserve(ctx.client.queued.size());
+  for (const std::vector<std::string>& words : ctx.client.queued) {
+    args.emplace_back(words.begin(), words.end());
+    ResolvedCommand resolved;
+    std::string ignored;
+    if (resolve(args.back(), resolved, ignored)) queued.push_back({resolved.spec, args.back()});
+  }
+  return cluster_redirection(*ctx.server.cluster, queued);
+}
+
 }  // namespace
+
+void unwatch_all(CommandContext& ctx) {
+  if (ctx.client.watching) ctx.server.keyspace.watches().unwatch_all(ctx.client.id);
+  ctx.client.watching = false;
+  ctx.client.watched_live_keys.clear();
+}
+
+void leave_multi(CommandContext& ctx) {
+  unwatch_all(ctx);
+  ctx.client.in_multi = false;
+  ctx.client.multi_error = false;
+  ctx.client.queued.clear();
+}
 
 const CommandSpec* find_command(std::string_view name) {
   const Registry::Entry* e = registry().find(name);
@@ -316,6 +352,22 @@ bool execute(CommandContext& ctx) {
       !ctx.server.config.requirepass.empty()) [[unlikely]] {
     reject(ctx, &command, errors::kNoAuth);
     return true;
+  }
+  // Cluster mode: a command whose keys live elsewhere is redirected, as Redis's processCommand
+  // does after the auth check. Keyless commands run whatever the map says.
+  if (ctx.server.cluster) [[unlikely]] {
+    const bool is_exec = command.top->name == "exec";
+    if (std::optional<std::string> elsewhere = redirection(ctx, command, is_exec)) {
+      ++stats_of(ctx.server.stats, command.ordinal).rejected_calls;
+      if (is_exec) {
+        leave_multi(ctx);  // the whole transaction goes, and the reply is the redirection
+      } else if (ctx.client.in_multi) {
+        ctx.client.multi_error = true;
+      }
+      ctx.reply.error(*elsewhere);
+      count_error(ctx.server, *elsewhere);
+      return true;
+    }
   }
   // Under a budget (one load and a branch otherwise), before commands that may change the
   // keyspace or queue in MULTI. Redis evicts before reads too, but a read grows nothing the

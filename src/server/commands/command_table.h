@@ -32,6 +32,10 @@ std::span<const CommandSpec* const> all_commands();
 bool execute(CommandContext& ctx);
 // What execute() would run for these args; false when nothing can, with the reply in `error`.
 bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::string& error);
+// Forgets the client's WATCHes (UNWATCH, EXEC, DISCARD, RESET).
+void unwatch_all(CommandContext& ctx);
+// Leaves MULTI: the queue, its error flag and the WATCHes go (Redis's discardTransaction).
+void leave_multi(CommandContext& ctx);
 // Runs a resolved command without the queueing and auth checks: EXEC's queued commands.
 void execute_now(CommandContext& ctx, const ResolvedCommand& command);
 

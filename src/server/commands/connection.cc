@@ -31,6 +31,8 @@ void select(CommandContext& ctx) {
   const auto index = parse_int64(ctx.args[1]);
   if (!index) return ctx.reply.error(errors::kNotInteger);
   if (*index < INT32_MIN || *index > INT32_MAX) return ctx.reply.error(errors::kNotInt32);
+  if (ctx.server.cluster && *index != 0)
+    return ctx.reply.error("ERR SELECT is not allowed in cluster mode");
   if (*index < 0 || static_cast<std::size_t>(*index) >= ctx.server.keyspace.count())
     return ctx.reply.error(errors::kDbIndexOutOfRange);
   ctx.client.db = static_cast<std::size_t>(*index);

@@ -512,7 +512,7 @@ void info_command(CommandContext& ctx) {
   if ((sections & kLatencystats) != 0) latencystats_section(info, ctx.server);
   if ((sections & kCluster) != 0) {
     info.section("Cluster");
-    info.field("cluster_enabled", 0);
+    info.field("cluster_enabled", ctx.server.cluster ? 1 : 0);
   }
   if ((sections & kKeyspace) != 0) keyspace_section(info, ctx);
   ctx.reply.verbatim(info.text());

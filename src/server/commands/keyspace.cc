@@ -225,6 +225,8 @@ void copy(CommandContext& ctx) {
       return ctx.reply.error(errors::kSyntax);
     }
   }
+  if (ctx.server.cluster && target_db != source_db)
+    return ctx.reply.error("ERR Copying to another database is not allowed in cluster mode");
   const std::string_view source = ctx.args[1];
   const std::string_view target = ctx.args[2];
   if (source_db == target_db && source == target) return ctx.reply.error(errors::kSameObject);
@@ -239,6 +241,7 @@ void copy(CommandContext& ctx) {
 }
 
 void swapdb(CommandContext& ctx) {
+  if (ctx.server.cluster) return ctx.reply.error("ERR SWAPDB is not allowed in cluster mode");
   const auto first = parse_int_or_reply(ctx, ctx.args[1], errors::kInvalidFirstDb);
   if (!first) return;
   const auto second = parse_int_or_reply(ctx, ctx.args[2], errors::kInvalidSecondDb);

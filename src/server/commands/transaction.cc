@@ -21,19 +21,6 @@
 namespace chronocached {
 namespace {
 
-void unwatch_all(CommandContext& ctx) {
-  if (ctx.client.watching) ctx.server.keyspace.watches().unwatch_all(ctx.client.id);
-  ctx.client.watching = false;
-  ctx.client.watched_live_keys.clear();
-}
-
-void leave_multi(CommandContext& ctx) {
-  ctx.client.in_multi = false;
-  ctx.client.multi_error = false;
-  ctx.client.queued.clear();
-  unwatch_all(ctx);
-}
-
 // A write to a watched key marks the registry; an expiry does not reach it (the engine expires
 // silently), so a key that was live at WATCH and is gone now counts as changed too.
 bool watched_key_changed(CommandContext& ctx) {

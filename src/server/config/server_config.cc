@@ -296,6 +296,8 @@ const std::vector<ConfigParam>& params() {
       ConfigParam{"appendonly", [](const ServerConfig& c) { return c.appendonly; }, set_appendonly,
                   true},
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
+      bool_param<&ServerConfig::cluster_enabled>("cluster-enabled", false),
+      string_param<&ServerConfig::cluster_config_file>("cluster-config-file", false),
   };
   return table;
 }
@@ -321,7 +323,7 @@ const char* const kUsage =
     "          slowlog-log-slower-than slowlog-max-len latency-tracking\n"
     "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
-    "          enable-debug-command\n";
+    "          enable-debug-command cluster-enabled cluster-config-file\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 

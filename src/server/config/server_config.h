@@ -87,6 +87,11 @@ struct ServerConfig {
   bool stop_writes_on_bgsave_error = true;
   std::string appendonly = "no";
   bool enable_debug_command = false;
+  // Redis Cluster's client protocol (docs/design/server.md, "Cluster mode"): hash slots,
+  // MOVED/CROSSSLOT redirections and the CLUSTER command, over a slot map kept in
+  // cluster-config-file (in `dir`). Set at start only, as in Redis.
+  bool cluster_enabled = false;
+  std::string cluster_config_file = "nodes.conf";
   std::string config_file;  // the file read at start, for CONFIG REWRITE
 };
 

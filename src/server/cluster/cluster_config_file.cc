@@ -1,0 +1,39 @@
+#include "server/cluster/cluster_config_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "persistence/durable_file.h"
+
+namespace chronocached {
+
+std::optional<ClusterMap> load_cluster_config(const std::string& path, std::mt19937_64& random,
+                                              std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) {
+      ClusterNode myself;
+      myself.id = ClusterMap::new_node_id(random);
+      return ClusterMap(std::move(myself));
+    }
+    error = "open " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::optional<ClusterMap> map = ClusterMap::parse(text.str(), error);
+  if (!map) error = path + ": " + error;
+  return map;
+}
+
+bool save_cluster_config(const std::string& path, const ClusterMap& map, std::string& error) {
+  std::unique_ptr<chronocache::persistence::DurableFile> file =
+      chronocache::persistence::DurableFile::create(path, &error);
+  if (file == nullptr) return false;
+  const std::string text = map.config_text();
+  return file->write(text.data(), text.size(), &error) && file->commit(true, &error);
+}
+
+}  // namespace chronocached

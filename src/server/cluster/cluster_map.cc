@@ -1,0 +1,227 @@
+// nodes.conf in and out, and the slot bookkeeping behind CLUSTER INFO, NODES and SLOTS.
+#include "server/cluster/cluster_map.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace chronocached {
+namespace {
+
+std::vector<std::string_view> split_spaces(std::string_view line) {
+  std::vector<std::string_view> words;
+  while (!line.empty()) {
+    const std::size_t start = line.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    line.remove_prefix(start);
+    const std::size_t end = line.find(' ');
+    words.push_back(line.substr(0, end));
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end);
+  }
+  return words;
+}
+
+template <class T>
+bool parse_number(std::string_view text, T& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// "ip:port@cport" (the ip may be empty, or an IPv6 address with colons of its own).
+bool parse_address(std::string_view text, ClusterNode& node) {
+  const std::size_t at = text.find('@');
+  const std::size_t colon = text.substr(0, at).rfind(':');
+  if (at == std::string_view::npos || colon == std::string_view::npos) return false;
+  node.ip = std::string(text.substr(0, colon));
+  std::string_view cport = text.substr(at + 1);
+  cport = cport.substr(0, cport.find(','));  // ",hostname" (Redis 7) is not kept
+  return parse_number(text.substr(colon + 1, at - colon - 1), node.port) && node.port >= 0 &&
+         node.port <= 65535 && parse_number(cport, node.cport) && node.cport >= 0 &&
+         node.cport <= 65535;
+}
+
+}  // namespace
+
+ClusterMap::ClusterMap(ClusterNode myself) {
+  nodes_.push_back(std::move(myself));
+  owner_.fill(static_cast<std::int16_t>(kUnassigned));
+}
+
+std::string ClusterMap::new_node_id(std::mt19937_64& random) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(kIdLength, '0');
+  for (char& c : id) c = kHex[random() & 0xF];
+  return id;
+}
+
+bool ClusterMap::is_node_id(std::string_view text) noexcept {
+  return text.size() == kIdLength && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::optional<ClusterMap> ClusterMap::parse(std::string_view text, std::string& error) {
+  std::vector<ClusterNode> nodes;
+  std::vector<std::vector<SlotRange>> slots;  // per node, as listed
+  int myself = -1;
+  unsigned long long current_epoch = 0;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::vector<std::string_view> words = split_spaces(line);
+    if (words.empty()) continue;
+    const std::string where = "line " + std::to_string(number) + ": ";
+    if (words[0] == "vars") {
+      for (std::size_t i = 1; i + 1 < words.size(); i += 2) {
+        if (words[i] == "currentEpoch" && !parse_number(words[i + 1], current_epoch)) {
+          error = where + "bad currentEpoch";
+          return std::nullopt;
+        }
+      }
+      continue;
+    }
+    ClusterNode node;
+    if (words.size() < 8 || !is_node_id(words[0]) || !parse_address(words[1], node) ||
+        !parse_number(words[6], node.config_epoch)) {
+      error = where +
+              "expected <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> "
+              "<link> <slot>...";
+      return std::nullopt;
+    }
+    node.id = std::string(words[0]);
+    for (const auto& known : nodes) {
+      if (known.id == node.id) {
+        error = where + "node " + node.id + " listed twice";
+        return std::nullopt;
+      }
+    }
+    if (words[2].find("slave") != std::string_view::npos ||
+        words[2].find("replica") != std::string_view::npos) {
+      error = where + "replicas are not supported (every node is a master)";
+      return std::nullopt;
+    }
+    const bool is_myself = words[2].find("myself") != std::string_view::npos;
+    if (is_myself && myself >= 0) {
+      error = where + "a second node flagged myself";
+      return std::nullopt;
+    }
+    if (is_myself) myself = static_cast<int>(nodes.size());
+    std::vector<SlotRange> ranges;
+    for (std::size_t i = 8; i < words.size(); ++i) {
+      const std::string_view range = words[i];
+      if (range.front() == '[') {
+        error = where + "slots in migration ([...]) are not supported";
+        return std::nullopt;
+      }
+      const std::size_t dash = range.find('-');
+      std::uint32_t first = 0;
+      std::uint32_t last = 0;
+      const bool ok = dash == std::string_view::npos
+                          ? parse_number(range, first) && (last = first, true)
+                          : parse_number(range.substr(0, dash), first) &&
+                                parse_number(range.substr(dash + 1), last);
+      if (!ok || first > last || last >= kClusterSlots) {
+        error = where + "bad slot range " + std::string(range);
+        return std::nullopt;
+      }
+      ranges.push_back({first, last, 0});
+    }
+    nodes.push_back(std::move(node));
+    slots.push_back(std::move(ranges));
+  }
+  if (myself < 0) {
+    error = "no node flagged myself";
+    return std::nullopt;
+  }
+  std::swap(nodes[0], nodes[static_cast<std::size_t>(myself)]);
+  std::swap(slots[0], slots[static_cast<std::size_t>(myself)]);
+  ClusterMap map(std::move(nodes[0]));
+  for (std::size_t i = 1; i < nodes.size(); ++i) map.nodes_.push_back(std::move(nodes[i]));
+  map.current_epoch_ = current_epoch;
+  for (std::size_t node = 0; node < slots.size(); ++node) {
+    for (const SlotRange& range : slots[node]) {
+      for (std::uint32_t slot = range.first; slot <= range.last; ++slot) {
+        if (map.owner(slot) != kUnassigned) {
+          error = "slot " + std::to_string(slot) + " is served by two nodes";
+          return std::nullopt;
+        }
+        map.assign(slot, static_cast<int>(node));
+      }
+    }
+  }
+  return map;
+}
+
+int ClusterMap::find(std::string_view id) const noexcept {
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].id == id) return static_cast<int>(i);
+  return kUnassigned;
+}
+
+int ClusterMap::add(ClusterNode node) {
+  nodes_.push_back(std::move(node));
+  return static_cast<int>(nodes_.size() - 1);
+}
+
+void ClusterMap::assign(std::uint32_t slot, int node) noexcept {
+  const bool was = owner_[slot] != kUnassigned;
+  const bool is = node != kUnassigned;
+  owner_[slot] = static_cast<std::int16_t>(node);
+  assigned_ = assigned_ + (is ? 1 : 0) - (was ? 1 : 0);
+}
+
+std::size_t ClusterMap::serving_nodes() const {
+  std::vector<bool> serving(nodes_.size(), false);
+  for (const std::int16_t owner : owner_)
+    if (owner != kUnassigned) serving[static_cast<std::size_t>(owner)] = true;
+  return static_cast<std::size_t>(std::count(serving.begin(), serving.end(), true));
+}
+
+std::vector<ClusterMap::SlotRange> ClusterMap::ranges() const {
+  std::vector<SlotRange> out;
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    const int node = owner_[slot];
+    if (node == kUnassigned) continue;
+    if (!out.empty() && out.back().node == node && out.back().last + 1 == slot) {
+      out.back().last = slot;
+    } else {
+      out.push_back({slot, slot, node});
+    }
+  }
+  return out;
+}
+
+std::string ClusterMap::node_line(int node, const std::vector<SlotRange>& ranges) const {
+  const ClusterNode& n = nodes_[static_cast<std::size_t>(node)];
+  std::string line = n.id;
+  line.append(" ").append(n.ip).append(":").append(std::to_string(n.port));
+  line.append("@").append(std::to_string(n.cport));
+  line.append(node == kMyself ? " myself,master" : " master").append(" - 0 0 ");
+  line.append(std::to_string(n.config_epoch)).append(" connected");
+  for (const SlotRange& range : ranges) {
+    if (range.node != node) continue;
+    line.append(" ").append(std::to_string(range.first));
+    if (range.last != range.first) line.append("-").append(std::to_string(range.last));
+  }
+  line.push_back('\n');
+  return line;
+}
+
+std::string ClusterMap::nodes_text() const {
+  const std::vector<SlotRange> all = ranges();
+  std::string text;
+  for (std::size_t node = 0; node < nodes_.size(); ++node)
+    text += node_line(static_cast<int>(node), all);
+  return text;
+}
+
+std::string ClusterMap::config_text() const {
+  return nodes_text() + "vars currentEpoch " + std::to_string(current_epoch_) +
+         " lastVoteEpoch 0\n";
+}
+
+}  // namespace chronocached

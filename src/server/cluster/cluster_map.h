@@ -1,0 +1,84 @@
+// ClusterMap: this node's view of a Redis Cluster, which operators set (CLUSTER ADDSLOTS, SETSLOT,
+// MEET, or the config file) instead of a gossip protocol: the nodes, which of them is this one,
+// and the node that serves each of the 16 384 hash slots.
+//
+// Its text form is Redis's nodes.conf, which is also what CLUSTER NODES prints: one line per node
+//   <id> <ip>:<port>@<cport> <flags> <master> <ping-sent> <pong-recv> <config-epoch> <link>
+//   <slot>...
+// with flags "myself,master" on this node's line and slots as "N" or "A-B" ranges, then a line
+//   vars currentEpoch <n> lastVoteEpoch 0
+// (docs/design/server.md, "Cluster mode"). Nodes are masters only: there are no replicas.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/cluster/hash_slot.h"
+
+namespace chronocached {
+
+struct ClusterNode {
+  std::string id;  // 40 lower-case hex characters
+  std::string ip;
+  long long port = 0;
+  long long cport = 0;  // the cluster bus port Redis would use (port + 10000): shown, not opened
+  unsigned long long config_epoch = 0;
+};
+
+class ClusterMap {
+ public:
+  static constexpr int kUnassigned = -1;
+  static constexpr std::size_t kIdLength = 40;
+
+  explicit ClusterMap(ClusterNode myself);
+  // A map read from nodes.conf text; nullopt with `error` ("line N: ...") when it is malformed.
+  static std::optional<ClusterMap> parse(std::string_view text, std::string& error);
+  // A new node id: 40 hex characters from `random`.
+  static std::string new_node_id(std::mt19937_64& random);
+  static bool is_node_id(std::string_view text) noexcept;
+
+  // CLUSTER NODES: the node lines; nodes.conf: the same and the vars line.
+  std::string nodes_text() const;
+  std::string config_text() const;
+
+  const std::vector<ClusterNode>& nodes() const noexcept { return nodes_; }
+  const ClusterNode& myself() const noexcept { return nodes_[0]; }
+  ClusterNode& myself() noexcept { return nodes_[0]; }
+  ClusterNode& node(int index) noexcept { return nodes_[static_cast<std::size_t>(index)]; }
+  static constexpr int kMyself = 0;  // this node's index
+  int find(std::string_view id) const noexcept;
+  // Adds a node (an id not yet known) and returns its index.
+  int add(ClusterNode node);
+
+  int owner(std::uint32_t slot) const noexcept { return owner_[slot]; }
+  void assign(std::uint32_t slot, int node) noexcept;
+  std::size_t assigned_slots() const noexcept { return assigned_; }
+  bool covers_all_slots() const noexcept { return assigned_ == kClusterSlots; }
+  // Masters serving at least one slot (CLUSTER INFO's cluster_size).
+  std::size_t serving_nodes() const;
+  unsigned long long current_epoch() const noexcept { return current_epoch_; }
+
+  // Runs of consecutive slots served by one node, in slot order (CLUSTER SLOTS, NODES).
+  struct SlotRange {
+    std::uint32_t first;
+    std::uint32_t last;
+    int node;
+  };
+  std::vector<SlotRange> ranges() const;
+
+ private:
+  std::string node_line(int node, const std::vector<SlotRange>& ranges) const;
+
+  std::vector<ClusterNode> nodes_;  // nodes_[0] is this node
+  std::array<std::int16_t, kClusterSlots> owner_;
+  std::size_t assigned_ = 0;
+  unsigned long long current_epoch_ = 0;
+};
+
+}  // namespace chronocached

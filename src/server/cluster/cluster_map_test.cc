@@ -1,0 +1,89 @@
+#include "server/cluster/cluster_map.h"
+
+#include <gtest/gtest.h>
+
+namespace chronocached {
+namespace {
+
+const std::string kIdA(40, 'a');
+const std::string kIdB(40, 'b');
+
+ClusterNode node(std::string id, std::string ip, long long port, long long cport,
+                 unsigned long long epoch = 0) {
+  ClusterNode n;
+  n.id = std::move(id);
+  n.ip = std::move(ip);
+  n.port = port;
+  n.cport = cport;
+  n.config_epoch = epoch;
+  return n;
+}
+
+TEST(ClusterMap, ANewMapIsThisNodeAloneWithNoSlots) {
+  std::mt19937_64 random(1);
+  ClusterMap map(ClusterNode{
+      .id = ClusterMap::new_node_id(random), .ip = "127.0.0.1", .port = 7000, .cport = 17000});
+  EXPECT_TRUE(ClusterMap::is_node_id(map.myself().id));
+  EXPECT_EQ(map.assigned_slots(), 0u);
+  EXPECT_FALSE(map.covers_all_slots());
+  EXPECT_EQ(map.nodes_text(), map.myself().id +
+                                  " 127.0.0.1:7000@17000 myself,master - 0 0 0 "
+                                  "connected\n");
+}
+
+TEST(ClusterMap, SlotsPrintAsRangesAndTheTextReadsBack) {
+  ClusterMap map(node(kIdA, "127.0.0.1", 7000, 17000));
+  const int b = map.add(node(kIdB, "127.0.0.1", 7001, 17001, 3));
+  for (std::uint32_t slot = 0; slot <= 5; ++slot) map.assign(slot, ClusterMap::kMyself);
+  map.assign(7, ClusterMap::kMyself);
+  for (std::uint32_t slot = 8; slot < kClusterSlots; ++slot) map.assign(slot, b);
+  EXPECT_EQ(map.assigned_slots(), kClusterSlots - 1);
+  EXPECT_EQ(map.serving_nodes(), 2u);
+  const std::string text = map.config_text();
+  EXPECT_EQ(text, kIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected 0-5 7\n" + kIdB +
+                      " 127.0.0.1:7001@17001 master - 0 0 3 connected 8-16383\n"
+                      "vars currentEpoch 0 lastVoteEpoch 0\n");
+  std::string error;
+  const std::optional<ClusterMap> back = ClusterMap::parse(text, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->config_text(), text);
+  EXPECT_EQ(back->owner(6), ClusterMap::kUnassigned);
+  EXPECT_EQ(back->owner(16383), 1);
+}
+
+TEST(ClusterMap, MyselfComesFirstWhereverTheFileListsIt) {
+  std::string error;
+  const std::optional<ClusterMap> map = ClusterMap::parse(
+      kIdB + " 10.0.0.2:7001@17001 master - 0 0 1 connected 100\n" + kIdA +
+          " :7000@17000 myself,master - 0 0 0 connected\nvars currentEpoch 5 lastVoteEpoch 0\n",
+      error);
+  ASSERT_TRUE(map) << error;
+  EXPECT_EQ(map->myself().id, kIdA);
+  EXPECT_EQ(map->myself().ip, "");
+  EXPECT_EQ(map->owner(100), 1);
+  EXPECT_EQ(map->nodes()[1].ip, "10.0.0.2");
+  EXPECT_EQ(map->current_epoch(), 5u);
+}
+
+TEST(ClusterMap, MalformedFilesAreRefusedWithTheLine) {
+  const std::string me = kIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected";
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "no node flagged myself"},
+      {"garbage\n", "line 1: expected"},
+      {me + " 5-3\n", "line 1: bad slot range 5-3"},
+      {me + " 16384\n", "line 1: bad slot range 16384"},
+      {me + " [5->-" + kIdB + "]\n", "line 1: slots in migration"},
+      {me + "\n" + me + "\n", "line 2: node " + kIdA + " listed twice"},
+      {me + " 1-3\n" + kIdB + " 1.2.3.4:1@2 master - 0 0 0 connected 3\n", "slot 3 is served"},
+      {me + "\n" + kIdB + " 1.2.3.4:1@2 slave " + kIdA + " 0 0 0 connected\n", "replicas"},
+      {kIdA + " 127.0.0.1:99999@1 myself,master - 0 0 0 connected\n", "line 1: expected"},
+  };
+  for (const auto& [text, expected] : cases) {
+    std::string error;
+    EXPECT_FALSE(ClusterMap::parse(text, error)) << text;
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  }
+}
+
+}  // namespace
+}  // namespace chronocached

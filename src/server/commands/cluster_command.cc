@@ -1,0 +1,516 @@
+// Redis Cluster's client protocol (docs/design/server.md, "Cluster mode"): the CLUSTER command,
+// READONLY / READWRITE / ASKING, and cluster_redirection(), which execute() asks before a command
+// with keys runs. The slot map is set by operators (ADDSLOTS, SETSLOT NODE, MEET, or the config
+// file): there is no gossip, failover or replica, and a MEET asks the peer for its id directly.
+#include "server/commands/cluster_command.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <string>
+#include <vector>
+
+#include "server/cluster/cluster_config_file.h"
+#include "server/cluster/peer_query.h"
+#include "server/commands/arguments.h"
+#include "server/commands/errors.h"
+
+namespace chronocached {
+namespace {
+
+constexpr std::string_view kDisabled = "ERR This instance has cluster support disabled";
+constexpr std::string_view kBadSlot = "ERR Invalid or out of range slot";
+
+bool cluster_or_reply(CommandContext& ctx) {
+  if (ctx.server.cluster) return true;
+  ctx.reply.error(kDisabled);
+  return false;
+}
+
+// Redis's getSlotOrReply.
+std::optional<std::uint32_t> slot_or_reply(CommandContext& ctx, std::string_view text) {
+  const std::optional<std::int64_t> slot = parse_int64(text);
+  if (!slot || *slot < 0 || *slot >= static_cast<std::int64_t>(kClusterSlots)) {
+    ctx.reply.error(kBadSlot);
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(*slot);
+}
+
+// Writes the map to cluster-config-file; a failure is logged and answered, the change kept in
+// memory (as Redis, which exits instead: a cache node keeps serving and says why).
+void save_or_reply(CommandContext& ctx) {
+  std::string error;
+  if (save_cluster_config(ctx.server.cluster_config_path, *ctx.server.cluster, error)) {
+    ctx.reply.ok();
+    return;
+  }
+  ctx.server.logger.log("warning", "Could not save the cluster config: " + error);
+  ctx.reply.error("ERR the slot map changed but could not be saved: " + error);
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// ---- Reading the map ----------------------------------------------------------------------
+
+void cluster_info(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const ClusterMap& map = *ctx.server.cluster;
+  const std::string assigned = std::to_string(map.assigned_slots());
+  std::string text;
+  const auto field = [&](std::string_view name, const std::string& value) {
+    text.append(name).append(":").append(value).append("\r\n");
+  };
+  field("cluster_state", map.covers_all_slots() ? "ok" : "fail");
+  field("cluster_slots_assigned", assigned);
+  field("cluster_slots_ok", assigned);
+  field("cluster_slots_pfail", "0");
+  field("cluster_slots_fail", "0");
+  field("cluster_known_nodes", std::to_string(map.nodes().size()));
+  field("cluster_size", std::to_string(map.serving_nodes()));
+  field("cluster_current_epoch", std::to_string(map.current_epoch()));
+  field("cluster_my_epoch", std::to_string(map.myself().config_epoch));
+  field("cluster_stats_messages_sent", "0");
+  field("cluster_stats_messages_received", "0");
+  field("total_cluster_links_buffer_limit_exceeded", "0");
+  ctx.reply.verbatim(text);
+}
+
+void cluster_myid(CommandContext& ctx) {
+  if (cluster_or_reply(ctx)) ctx.reply.bulk(ctx.server.cluster->myself().id);
+}
+
+void cluster_nodes(CommandContext& ctx) {
+  if (cluster_or_reply(ctx)) ctx.reply.verbatim(ctx.server.cluster->nodes_text());
+}
+
+// Each run of slots with its node: [first, last, [ip, port, id, {}]] (no replicas follow).
+void cluster_slots(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const ClusterMap& map = *ctx.server.cluster;
+  const std::vector<ClusterMap::SlotRange> ranges = map.ranges();
+  ctx.reply.array(ranges.size());
+  for (const ClusterMap::SlotRange& range : ranges) {
+    const ClusterNode& node = map.nodes()[static_cast<std::size_t>(range.node)];
+    ctx.reply.array(3);
+    ctx.reply.integer(range.first);
+    ctx.reply.integer(range.last);
+    ctx.reply.array(4);
+    ctx.reply.bulk(node.ip);
+    ctx.reply.integer(node.port);
+    ctx.reply.bulk(node.id);
+    ctx.reply.map(0);  // Redis 7's networking metadata (hostname): none
+  }
+}
+
+void cluster_keyslot(CommandContext& ctx) {
+  if (cluster_or_reply(ctx)) ctx.reply.integer(key_hash_slot(ctx.args[2]));
+}
+
+// ---- Changing it --------------------------------------------------------------------------
+
+// The slots of ADDSLOTS / DELSLOTS (single slots) or their RANGE forms (pairs), each checked as
+// Redis checks them: in range, not given twice, then free (add) or assigned (delete).
+std::optional<std::vector<std::uint32_t>> slots_or_reply(CommandContext& ctx, bool ranges,
+                                                         bool adding) {
+  std::vector<std::uint32_t> slots;
+  if (ranges && (ctx.argc() - 2) % 2 != 0) {  // pairs: the arity (-4) cannot say it
+    std::string name = upper(ctx.args[1]);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ctx.reply.error(errors::wrong_arity("cluster|" + name));
+    return std::nullopt;
+  }
+  for (std::size_t i = 2; i < ctx.argc(); i += ranges ? 2 : 1) {
+    const std::optional<std::uint32_t> first = slot_or_reply(ctx, ctx.args[i]);
+    if (!first) return std::nullopt;
+    std::uint32_t last = *first;
+    if (ranges) {
+      const std::optional<std::uint32_t> end = slot_or_reply(ctx, ctx.args[i + 1]);
+      if (!end) return std::nullopt;
+      if (*first > *end) {
+        ctx.reply.error("ERR start slot number " + std::to_string(*first) +
+                        " is greater than end slot number " + std::to_string(*end));
+        return std::nullopt;
+      }
+      last = *end;
+    }
+    for (std::uint32_t slot = *first; slot <= last; ++slot) slots.push_back(slot);
+  }
+  std::vector<bool> seen(kClusterSlots, false);
+  const ClusterMap& map = *ctx.server.cluster;
+  for (const std::uint32_t slot : slots) {
+    const bool assigned = map.owner(slot) != ClusterMap::kUnassigned;
+    if (adding && assigned) {
+      ctx.reply.error("ERR Slot " + std::to_string(slot) + " is already busy");
+      return std::nullopt;
+    }
+    if (!adding && !assigned) {
+      ctx.reply.error("ERR Slot " + std::to_string(slot) + " is already unassigned");
+      return std::nullopt;
+    }
+    if (seen[slot]) {
+      ctx.reply.error("ERR Slot " + std::to_string(slot) + " specified multiple times");
+      return std::nullopt;
+    }
+    seen[slot] = true;
+  }
+  return slots;
+}
+
+void change_slots(CommandContext& ctx, bool ranges, bool adding) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::optional<std::vector<std::uint32_t>> slots = slots_or_reply(ctx, ranges, adding);
+  if (!slots) return;
+  for (const std::uint32_t slot : *slots)
+    ctx.server.cluster->assign(slot, adding ? ClusterMap::kMyself : ClusterMap::kUnassigned);
+  save_or_reply(ctx);
+}
+
+void cluster_addslots(CommandContext& ctx) { change_slots(ctx, false, true); }
+void cluster_addslotsrange(CommandContext& ctx) { change_slots(ctx, true, true); }
+void cluster_delslots(CommandContext& ctx) { change_slots(ctx, false, false); }
+void cluster_delslotsrange(CommandContext& ctx) { change_slots(ctx, true, false); }
+
+// SETSLOT <slot> NODE <id> | STABLE. IMPORTING and MIGRATING need MIGRATE to move keys, which
+// chronocached does not have yet: refused, saying so.
+void cluster_setslot(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::optional<std::uint32_t> slot = slot_or_reply(ctx, ctx.args[2]);
+  if (!slot) return;
+  const std::string action = upper(ctx.args[3]);
+  if (action == "STABLE" && ctx.argc() == 4) return ctx.reply.ok();  // nothing is migrating
+  if ((action == "IMPORTING" || action == "MIGRATING") && ctx.argc() == 5)
+    return ctx.reply.error("ERR SETSLOT " + action +
+                           " is not supported: chronocached cannot migrate keys yet (no "
+                           "MIGRATE); assign slots with SETSLOT <slot> NODE <node-id>");
+  if (action != "NODE" || ctx.argc() != 5)
+    return ctx.reply.error(
+        "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+  ClusterMap& map = *ctx.server.cluster;
+  const int node = map.find(ctx.args[4]);
+  if (node == ClusterMap::kUnassigned)
+    return ctx.reply.error("ERR Unknown node " + std::string(ctx.args[4]));
+  map.assign(*slot, node);
+  save_or_reply(ctx);
+}
+
+// MEET <ip> <port> [<bus-port>]: what gossip would tell, asked once: the peer's id and the slots
+// it serves itself (its CLUSTER NODES), recorded here. Meeting oneself changes nothing; meeting a
+// known node again refreshes its address and slots. A slot both nodes claim is refused.
+void cluster_meet(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  if (ctx.argc() > 5) return ctx.reply.error(errors::kSyntax);
+  const std::string ip(ctx.args[2]);
+  const std::optional<std::int64_t> port = parse_int64(ctx.args[3]);
+  if (!port)
+    return ctx.reply.error("ERR Invalid TCP base port specified: " + std::string(ctx.args[3]));
+  std::optional<std::int64_t> cport = *port + 10000;
+  if (ctx.argc() == 5) {
+    cport = parse_int64(ctx.args[4]);
+    if (!cport)
+      return ctx.reply.error("ERR Invalid TCP bus port specified: " + std::string(ctx.args[4]));
+  }
+  in6_addr scratch{};
+  const bool ip_ok = inet_pton(AF_INET, ip.c_str(), &scratch) == 1 ||
+                     inet_pton(AF_INET6, ip.c_str(), &scratch) == 1;
+  if (!ip_ok || *port <= 0 || *port > 65535 || *cport <= 0 || *cport > 65535)
+    return ctx.reply.error("ERR Invalid node address specified: " + ip + ":" +
+                           std::string(ctx.args[3]));
+  // Itself, named by its own address: asking would wait on this very command.
+  ClusterMap& map = *ctx.server.cluster;
+  if (*port == map.myself().port && (ip == map.myself().ip || ip == "127.0.0.1" || ip == "::1"))
+    return ctx.reply.ok();
+  std::string error;
+  const std::optional<ClusterMap> seen = ask_peer_map(ip, static_cast<int>(*port), error);
+  if (!seen)
+    return ctx.reply.error("ERR cannot read the cluster view of " + ip + ":" +
+                           std::to_string(*port) + ": " + error);
+  const std::string& id = seen->myself().id;
+  if (id == map.myself().id) return ctx.reply.ok();
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (seen->owner(slot) == ClusterMap::kMyself && map.owner(slot) == ClusterMap::kMyself)
+      return ctx.reply.error("ERR slot " + std::to_string(slot) + " is served both here and by " +
+                             ip + ":" + std::to_string(*port));
+  }
+  int node = map.find(id);
+  if (node == ClusterMap::kUnassigned) {
+    ClusterNode peer;
+    peer.id = id;
+    node = map.add(std::move(peer));
+  }
+  ClusterNode& peer = map.node(node);
+  peer.ip = ip;
+  peer.port = *port;
+  peer.cport = *cport;
+  peer.config_epoch = seen->myself().config_epoch;
+  // The peer's word on its own slots is final: it serves what it says, and nothing else.
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (seen->owner(slot) == ClusterMap::kMyself) {
+      map.assign(slot, node);
+    } else if (map.owner(slot) == node) {
+      map.assign(slot, ClusterMap::kUnassigned);
+    }
+  }
+  save_or_reply(ctx);
+}
+
+void cluster_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ADDSLOTS <slot> [<slot> ...]",
+      "    Assign slots to current node.",
+      "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+      "    Assign slots which are between <start-slot> and <end-slot> to current node.",
+      "DELSLOTS <slot> [<slot> ...]",
+      "    Delete slots information from current node.",
+      "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+      "    Delete slots information which are between <start-slot> and <end-slot> from current "
+      "node.",
+      "INFO",
+      "    Return information about the cluster.",
+      "KEYSLOT <key>",
+      "    Return the hash slot for <key>.",
+      "MEET <ip> <port> [<bus-port>]",
+      "    Record the node at <ip>:<port> and the slots it serves (asked: there is no gossip).",
+      "MYID",
+      "    Return the node id.",
+      "NODES",
+      "    Return cluster configuration seen by node. Output format:",
+      "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+      "SETSLOT <slot> (NODE <node-id>|STABLE)",
+      "    Set slot state.",
+      "SLOTS",
+      "    Return information about slots range mappings. Each range is made of:",
+      "    start, end, master and replicas IP addresses, ports and ids",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.simple_lines(kLines);
+}
+
+// ---- Connection state ---------------------------------------------------------------------
+
+void readonly(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  ctx.client.cluster_readonly = true;
+  ctx.reply.ok();
+}
+
+void readwrite(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  ctx.client.cluster_readonly = false;
+  ctx.reply.ok();
+}
+
+void asking(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  ctx.reply.ok();  // no slot is ever importing here: the flag would change nothing
+}
+
+constexpr std::uint32_t kAdminStale = kAdmin | kStale;
+
+constexpr CommandSpec kClusterSubcommands[] = {
+    {.name = "addslots",
+     .arity = -3,
+     .flags = kAdminStale,
+     .handler = cluster_addslots,
+     .group = "cluster",
+     .summary = "Assigns new hash slots to a node",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the total number of hash slot arguments",
+     .acl = "admin slow dangerous",
+     .arguments = "slot:integer..."},
+    {.name = "addslotsrange",
+     .arity = -4,
+     .flags = kAdminStale,
+     .handler = cluster_addslotsrange,
+     .group = "cluster",
+     .summary = "Assigns new hash slot ranges to a node",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the total number of the slots between the start slot and "
+                   "end slot arguments.",
+     .acl = "admin slow dangerous",
+     .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "delslots",
+     .arity = -3,
+     .flags = kAdminStale,
+     .handler = cluster_delslots,
+     .group = "cluster",
+     .summary = "Sets hash slots as unbound for a node",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the total number of hash slot arguments",
+     .acl = "admin slow dangerous",
+     .arguments = "slot:integer..."},
+    {.name = "delslotsrange",
+     .arity = -4,
+     .flags = kAdminStale,
+     .handler = cluster_delslotsrange,
+     .group = "cluster",
+     .summary = "Sets hash slot ranges as unbound for a node",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the total number of the slots between the start slot and "
+                   "end slot arguments.",
+     .acl = "admin slow dangerous",
+     .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .handler = cluster_help,
+     .group = "cluster",
+     .summary = "Returns helpful text about the different subcommands",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "slow"},
+    {.name = "info",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_info,
+     .group = "cluster",
+     .summary = "Returns information about the state of a node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "slow"},
+    {.name = "keyslot",
+     .arity = 3,
+     .flags = kStale,
+     .handler = cluster_keyslot,
+     .group = "cluster",
+     .summary = "Returns the hash slot for a key",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the number of bytes in the key",
+     .acl = "slow",
+     .arguments = "key:string"},
+    {.name = "meet",
+     .arity = -4,
+     .flags = kAdminStale,
+     .handler = cluster_meet,
+     .group = "cluster",
+     .summary = "Forces a node to handshake with another node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "ip:string port:integer ?cluster-bus-port:integer"},
+    {.name = "myid",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_myid,
+     .group = "cluster",
+     .summary = "Returns the ID of a node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "slow"},
+    {.name = "nodes",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_nodes,
+     .group = "cluster",
+     .summary = "Returns the cluster configuration for a node",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the total number of Cluster nodes",
+     .acl = "slow"},
+    {.name = "setslot",
+     .arity = -4,
+     .flags = kAdminStale,
+     .handler = cluster_setslot,
+     .group = "cluster",
+     .summary = "Binds a hash slot to a node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "slot:integer subcommand(IMPORTING=node-id:string|MIGRATING=node-id:string|"
+                  "NODE=node-id:string|STABLE)"},
+    {.name = "slots",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_slots,
+     .group = "cluster",
+     .summary = "Returns the mapping of cluster slots to nodes",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the total number of Cluster nodes",
+     .acl = "slow"},
+};
+
+void cluster_container(CommandContext& ctx) {
+  ctx.reply.error(errors::unknown_subcommand(ctx.args[1], "CLUSTER"));
+}
+
+constexpr CommandSpec kCommands[] = {
+    {.name = "cluster",
+     .arity = -2,
+     .flags = 0,
+     .handler = cluster_container,
+     .group = "cluster",
+     .summary = "A container for Redis Cluster commands",
+     .since = "3.0.0",
+     .complexity = "Depends on subcommand.",
+     .acl = "slow",
+     .subcommands = kClusterSubcommands},
+    {.name = "readonly",
+     .arity = 1,
+     .flags = kFast | kLoading | kStale,
+     .handler = readonly,
+     .group = "cluster",
+     .summary = "Enables read-only queries for a connection to a Redis Cluster replica node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "fast connection"},
+    {.name = "readwrite",
+     .arity = 1,
+     .flags = kFast | kLoading | kStale,
+     .handler = readwrite,
+     .group = "cluster",
+     .summary = "Enables read-write queries for a connection to a Redis Cluster replica node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "fast connection"},
+    {.name = "asking",
+     .arity = 1,
+     .flags = kFast,
+     .handler = asking,
+     .group = "cluster",
+     .summary = "Signals that a cluster client is following an -ASK redirect",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "fast connection"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> cluster_commands() { return kCommands; }
+
+std::optional<std::string> cluster_redirection(const ClusterMap& map,
+                                               std::span<const KeyedCommand> commands) {
+  constexpr int kNoKeys = -1;
+  // Redis's getNodeByQuery: the first key's slot must be served, every other key must share it.
+  int slot = kNoKeys;
+  for (const KeyedCommand& command : commands) {
+    const CommandSpec& spec = *command.spec;
+    if (spec.first_key <= 0) continue;
+    const int argc = static_cast<int>(command.args.size());
+    const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+    const int step = spec.key_step > 0 ? spec.key_step : 1;
+    for (int i = spec.first_key; i <= last && i < argc; i += step) {
+      const auto key_slot =
+          static_cast<int>(key_hash_slot(command.args[static_cast<std::size_t>(i)]));
+      if (slot == kNoKeys) {
+        slot = key_slot;
+        if (map.owner(static_cast<std::uint32_t>(slot)) == ClusterMap::kUnassigned)
+          return std::string("CLUSTERDOWN Hash slot not served");
+      } else if (key_slot != slot) {
+        return std::string("CROSSSLOT Keys in request don't hash to the same slot");
+      }
+    }
+  }
+  if (slot == kNoKeys) return std::nullopt;
+  if (!map.covers_all_slots()) return std::string("CLUSTERDOWN The cluster is down");
+  const int owner = map.owner(static_cast<std::uint32_t>(slot));
+  if (owner == ClusterMap::kMyself) return std::nullopt;
+  const ClusterNode& node = map.nodes()[static_cast<std::size_t>(owner)];
+  return "MOVED " + std::to_string(slot) + " " + node.ip + ":" + std::to_string(node.port);
+}
+
+}  // namespace chronocached

@@ -1,0 +1,30 @@
+// Cluster mode's commands (CLUSTER, READONLY, READWRITE, ASKING) and the redirection check
+// execute() runs before a command with keys when cluster-enabled is on.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/cluster/cluster_map.h"
+#include "server/commands/command.h"
+
+namespace chronocached {
+
+std::span<const CommandSpec> cluster_commands();
+
+// A command and its arguments, for the redirection check.
+struct KeyedCommand {
+  const CommandSpec* spec;
+  std::span<const std::string_view> args;
+};
+
+// Where these commands (one, or EXEC's queue) must go instead of running here, as Redis's error
+// reply ("MOVED 3999 127.0.0.1:6381", "CROSSSLOT ...", "CLUSTERDOWN ..."); nullopt to run them
+// here. Every key of every command must hash to one slot, served here.
+std::optional<std::string> cluster_redirection(const ClusterMap& map,
+                                               std::span<const KeyedCommand> commands);
+
+}  // namespace chronocached

@@ -1,0 +1,269 @@
+"""Cluster mode (issue 16): three nodes on kernel-chosen ports, their slot map set as an operator
+sets it (ADDSLOTSRANGE on each node, then MEET between every pair), driven by redis-py's
+RedisCluster, redis-cli -c and redis-cli --cluster check. Error replies are Redis 7.0.15's, as a
+redis-server --cluster-enabled yes answers them (checked against one).
+"""
+import subprocess
+
+import pytest
+import redis
+from redis.cluster import ClusterNode, RedisCluster
+
+from redis.crc import key_slot
+from support import error_of, read_exactly, send
+
+THIRDS = [(0, 5460), (5461, 10922), (10923, 16383)]
+SLOT_OF_FOO = 12182  # CLUSTER KEYSLOT foo
+
+
+def node_id(client):
+    return client.execute_command("CLUSTER", "MYID")
+
+
+@pytest.fixture
+def start_node(start_server, tmp_path):
+    """start_node(name) -> ServerProcess in cluster mode, its config file in a directory of its
+    own (the same name reuses it: a restart)."""
+    def start(name, *extra):
+        directory = tmp_path / name
+        directory.mkdir(exist_ok=True)
+        return start_server("--cluster-enabled", "yes", "--dir", str(directory), *extra)
+
+    return start
+
+
+def meet_all(nodes):
+    for node in nodes:
+        client = node.client(decode_responses=True)
+        for other in nodes:
+            if other is not node:
+                assert client.execute_command("CLUSTER", "MEET", "127.0.0.1", other.port) == "OK"
+
+
+@pytest.fixture
+def cluster(start_node):
+    """Three nodes, a third of the slots each, every node knowing the others."""
+    nodes = [start_node(name) for name in ("a", "b", "c")]
+    for node, (first, last) in zip(nodes, THIRDS):
+        client = node.client(decode_responses=True)
+        assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last) == "OK"
+    meet_all(nodes)
+    return nodes
+
+
+def test_every_node_sees_the_whole_map(cluster):
+    ids = [node_id(node.client(decode_responses=True)) for node in cluster]
+    for node in cluster:
+        client = node.client(decode_responses=True)
+        info = client.execute_command("CLUSTER", "INFO")
+        assert "cluster_state:ok" in info
+        assert "cluster_slots_assigned:16384" in info
+        assert "cluster_known_nodes:3" in info
+        assert "cluster_size:3" in info
+        assert client.info("cluster")["cluster_enabled"] == 1
+        lines = client.execute_command("CLUSTER", "NODES").splitlines()
+        assert len(lines) == 3
+        for line in lines:
+            fields = line.split()
+            index = ids.index(fields[0])
+            first, last = THIRDS[index]
+            assert fields[1] == f"127.0.0.1:{cluster[index].port}@{cluster[index].port + 10000}"
+            assert fields[2] == ("myself,master" if cluster[index] is node else "master")
+            assert fields[8:] == [f"{first}-{last}"]
+        slots = client.execute_command("CLUSTER", "SLOTS")
+        assert sorted((s[0], s[1], s[2][1], s[2][2]) for s in slots) == sorted(
+            (first, last, cluster[i].port, ids[i]) for i, (first, last) in enumerate(THIRDS))
+
+
+def test_redis_py_cluster_spreads_keys_evenly_and_reads_every_one_back(cluster):
+    keys = 100_000
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)],
+                          decode_responses=True)
+    pipe = client.pipeline()
+    for i in range(keys):
+        pipe.set(f"key:{i:010d}", i, ex=3600)
+    assert all(pipe.execute())
+    counts = [node.client().dbsize() for node in cluster]
+    assert sum(counts) == keys
+    for count in counts:  # within 3 % of an even split
+        assert abs(count - keys / 3) <= 0.03 * keys / 3, counts
+    pipe = client.pipeline()
+    for i in range(keys):
+        pipe.get(f"key:{i:010d}")
+    assert pipe.execute() == [str(i) for i in range(keys)]
+    assert 3590 <= client.ttl(f"key:{keys - 1:010d}") <= 3600
+    # Hash tags keep keys together, so multi-key commands work across the cluster.
+    assert client.mset({"{user1}:a": "1", "{user1}:b": "2"}) is True
+    assert client.mget(["{user1}:a", "{user1}:b"]) == ["1", "2"]
+    client.close()
+
+
+def test_redirections_are_redis_replies(cluster):
+    owner = next(n for n, (first, last) in zip(cluster, THIRDS) if first <= SLOT_OF_FOO <= last)
+    other = next(n for n in cluster if n is not owner)
+    client = other.client(decode_responses=True)
+    assert error_of(client, "SET", "foo", "bar") == f"MOVED {SLOT_OF_FOO} 127.0.0.1:{owner.port}"
+    assert error_of(client, "GET", "foo") == f"MOVED {SLOT_OF_FOO} 127.0.0.1:{owner.port}"
+    assert error_of(client, "MSET", "{t}a", "1", "b", "2") == (
+        "CROSSSLOT Keys in request don't hash to the same slot")
+    # Keyless commands run wherever they are sent.
+    assert client.ping() is True
+    assert client.dbsize() == 0
+    owned = owner.client(decode_responses=True)
+    assert owned.set("foo", "bar") is True
+    assert owned.get("foo") == "bar"
+    # redis-cli -c follows the MOVED.
+    out = subprocess.run(["redis-cli", "-c", "-p", str(other.port), "GET", "foo"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "bar"
+
+
+def owner_of(cluster, slot):
+    return next(n for n, (first, last) in zip(cluster, THIRDS) if first <= slot <= last)
+
+
+def test_transactions_stay_in_one_slot(cluster):
+    owner = owner_of(cluster, SLOT_OF_FOO)
+    client = owner.client(decode_responses=True)
+    # Keys on this node but in different slots: EXEC answers CROSSSLOT and drops the transaction.
+    near = next(k for k in (f"k{i}" for i in range(10_000))
+                if key_slot(k.encode()) != SLOT_OF_FOO and
+                owner_of(cluster, key_slot(k.encode())) is owner)
+    pipe = client.pipeline(transaction=True)
+    pipe.set("foo", "1").set(near, "2")
+    with pytest.raises(redis.ResponseError, match="CROSSSLOT"):
+        pipe.execute()
+    assert client.exists("foo") == 0 and client.exists(near) == 0
+    assert error_of(client, "EXEC") == "EXEC without MULTI"  # the transaction is gone
+    # A queued command for another node's slot is refused, and EXEC aborts.
+    far = next(k for k in (f"m{i}" for i in range(10_000))
+               if owner_of(cluster, key_slot(k.encode())) is not owner)
+    slot = key_slot(far.encode())
+    raw = owner.raw()
+    send(raw, ("MULTI",), ("SET", far, "x"), ("EXEC",))
+    expected = (b"+OK\r\n-MOVED %d 127.0.0.1:%d\r\n" % (slot, owner_of(cluster, slot).port) +
+                b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+    assert read_exactly(raw, expected) == expected
+    raw.close()
+
+
+def test_an_unassigned_slot_or_a_partial_map(start_node):
+    node = start_node("solo")
+    client = node.client(decode_responses=True)
+    info = client.execute_command("CLUSTER", "INFO")
+    assert "cluster_state:fail" in info and "cluster_slots_assigned:0" in info
+    assert error_of(client, "GET", "foo") == "CLUSTERDOWN Hash slot not served"
+    # The first key's slot decides: unserved before cross-slot, as Redis checks them.
+    assert error_of(client, "MSET", "foo", "1", "bar", "2") == "CLUSTERDOWN Hash slot not served"
+    assert client.execute_command("CLUSTER", "ADDSLOTS", SLOT_OF_FOO) == "OK"
+    assert error_of(client, "GET", "foo") == "CLUSTERDOWN The cluster is down"  # not every slot is served
+    assert client.ping() is True
+    assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, SLOT_OF_FOO - 1,
+                                  SLOT_OF_FOO + 1, 16383) == "OK"
+    assert client.set("foo", "bar") is True
+    assert client.execute_command("CLUSTER", "DELSLOTS", SLOT_OF_FOO) == "OK"
+    assert error_of(client, "GET", "foo") == "CLUSTERDOWN Hash slot not served"
+
+
+def test_slot_commands_answer_redis_errors(start_node):
+    client = start_node("solo").client(decode_responses=True)
+    me = node_id(client)
+    assert len(me) == 40 and int(me, 16) >= 0
+    assert client.execute_command("CLUSTER", "KEYSLOT", "{user1000}.following") == 3443
+    assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 5, 10, 12) == "OK"
+    cases = [
+        (["ADDSLOTS", "3"], "Slot 3 is already busy"),
+        (["ADDSLOTS", "16384"], "Invalid or out of range slot"),
+        (["ADDSLOTS", "x"], "Invalid or out of range slot"),
+        (["ADDSLOTS", "20", "20"], "Slot 20 specified multiple times"),
+        (["ADDSLOTSRANGE", "30", "20"], "start slot number 30 is greater than end slot number 20"),
+        (["ADDSLOTSRANGE", "20", "30", "25"],
+         "wrong number of arguments for 'cluster|addslotsrange' command"),
+        (["ADDSLOTSRANGE", "20", "30", "25", "40"], "Slot 25 specified multiple times"),
+        (["DELSLOTS", "100"], "Slot 100 is already unassigned"),
+        (["DELSLOTSRANGE", "100", "200"], "Slot 100 is already unassigned"),
+        (["SETSLOT", "5", "NODE", "abc"], "Unknown node abc"),
+        (["SETSLOT", "5", "FOO"],
+         "Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"),
+        (["SETSLOT", "99999", "STABLE"], "Invalid or out of range slot"),
+        (["KEYSLOT"], "wrong number of arguments for 'cluster|keyslot' command"),
+        (["MEET", "1.2.3.4"], "wrong number of arguments for 'cluster|meet' command"),
+        (["MEET", "1.2.3.4", "x"], "Invalid TCP base port specified: x"),
+        (["MEET", "nohost", "7000"], "Invalid node address specified: nohost:7000"),
+        (["FOO"], "unknown subcommand 'FOO'. Try CLUSTER HELP."),
+    ]
+    for args, expected in cases:
+        assert error_of(client, "CLUSTER", *args) == expected, args
+    assert client.execute_command("CLUSTER", "SETSLOT", "5", "STABLE") == "OK"
+    assert "not supported" in error_of(client, "CLUSTER", "SETSLOT", "5", "MIGRATING", me)
+    assert client.execute_command("CLUSTER", "DELSLOTSRANGE", 0, 2) == "OK"
+    assert client.execute_command("CLUSTER", "NODES").split()[8:] == ["3-5", "10-12"]
+    assert client.execute_command("READONLY") is True
+    assert client.execute_command("READWRITE") is True
+    assert client.execute_command("ASKING") is True
+    # One database in cluster mode, as Redis.
+    assert client.execute_command("SELECT", "0") is True
+    assert error_of(client, "SELECT", "1") == "SELECT is not allowed in cluster mode"
+    assert error_of(client, "SWAPDB", "0", "1") == "SWAPDB is not allowed in cluster mode"
+
+
+def test_meet_learns_a_peer_and_the_slots_it_serves(start_node, start_server):
+    a, b = start_node("a"), start_node("b")
+    ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
+    assert cb.execute_command("CLUSTER", "ADDSLOTS", 7) == "OK"
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", a.port) == "OK"  # itself: nothing
+    assert len(ca.execute_command("CLUSTER", "NODES").splitlines()) == 1
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
+    assert ca.execute_command("CLUSTER", "SLOTS") == [[7, 7, ["127.0.0.1", b.port, node_id(cb),
+                                                              []]]]
+    # The peer's own word on its slots is final: a second MEET follows what it serves now.
+    assert cb.execute_command("CLUSTER", "DELSLOTS", 7) == "OK"
+    assert cb.execute_command("CLUSTER", "ADDSLOTS", 8) == "OK"
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
+    assert [r[:2] for r in ca.execute_command("CLUSTER", "SLOTS")] == [[8, 8]]
+    # A slot both nodes claim is refused, and nothing changes.
+    assert cb.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
+    assert ca.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
+    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", b.port) == (
+        f"slot 9 is served both here and by 127.0.0.1:{b.port}")
+    assert [r[:2] for r in ca.execute_command("CLUSTER", "SLOTS")] == [[8, 8], [9, 9]]
+    # What is not a reachable cluster node is said so.
+    plain = start_server()
+    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", plain.port) == (
+        f"cannot read the cluster view of 127.0.0.1:{plain.port}: CLUSTER NODES answered "
+        "-ERR This instance has cluster support disabled")
+    b.stop()
+    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", b.port).startswith(
+        f"cannot read the cluster view of 127.0.0.1:{b.port}: ")
+
+
+def test_cluster_commands_need_cluster_mode(start_server):
+    client = start_server().client(decode_responses=True)
+    for args in (["CLUSTER", "INFO"], ["CLUSTER", "KEYSLOT", "foo"], ["READONLY"], ["ASKING"]):
+        assert error_of(client, *args) == "This instance has cluster support disabled", args
+    assert client.info("cluster")["cluster_enabled"] == 0
+    assert client.execute_command("SELECT", "1") is True
+
+
+def test_the_map_survives_a_restart_and_a_bad_file_stops_the_node(start_node, tmp_path):
+    node = start_node("a")
+    client = node.client(decode_responses=True)
+    me = node_id(client)
+    assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", 100, 199) == "OK"
+    node.stop()
+    again = start_node("a").client(decode_responses=True)
+    assert node_id(again) == me
+    assert again.execute_command("CLUSTER", "NODES").split()[8:] == ["100-199"]
+    config = tmp_path / "bad" / "nodes.conf"
+    config.parent.mkdir()
+    config.write_text("not a node line\n")
+    with pytest.raises(RuntimeError, match="line 1: expected"):
+        start_node("bad")
+
+
+def test_redis_cli_cluster_check_reports_full_coverage(cluster):
+    out = subprocess.run(["redis-cli", "--cluster", "check", f"127.0.0.1:{cluster[0].port}"],
+                         capture_output=True, text=True, timeout=30)
+    assert "[OK] All nodes agree about slots configuration." in out.stdout
+    assert "[OK] All 16384 slots covered." in out.stdout
+    assert out.returncode == 0, out.stdout + out.stderr
