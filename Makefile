@@ -17,6 +17,7 @@
 #   make bench-memory-return  RSS after half of 2 M keys are deleted, vs loaded alone, vs redis-server
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make bench-observability  latency tracking's and /metrics scraping's cost to the server
+#   make bench-cluster  what cluster mode costs a request (instructions and CPU, on against off)
 #   make report  run the suite against the peers and write docs/report/ (tables and plots);
 #               REPORT=quick finishes in under 10 minutes
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
@@ -44,7 +45,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability report sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster report sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -208,6 +209,11 @@ bench-bgsave-load: build-release
 # What latency tracking and scraping /metrics cost, and INFO latencystats beside redis-benchmark.
 bench-observability: build-release
 	python3 bench/server/run_observability_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# Cluster mode's cost per request: callgrind instructions and server CPU, on against off (and
+# against a build from before cluster mode: BENCH_ARGS="--baseline /path/to/chronocached").
+bench-cluster: build-release
+	python3 bench/server/run_cluster_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).

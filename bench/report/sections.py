@@ -507,6 +507,23 @@ class Memory(Section):
         return out
 
 
+# ---- Cluster mode ---------------------------------------------------------------------------
+
+class Cluster(Section):
+    name = "cluster"
+    title = "Cluster mode: what the slot check costs a request"
+
+    def runs(self, context):
+        quick = ["--requests", "300000", "--reps", "1"] if context.quick else []
+        return [Run("cluster", python_runner(context, "server/run_cluster_bench.py", "--server",
+                                             context.binary("src/server/chronocached"), *quick))]
+
+    def headlines(self, outputs):
+        return {f"cluster on/off instructions, {r['command'].upper()} P16": (
+            r["on_over_off"], "x", "lower")
+            for r in records_of(outputs, "cluster", "cluster_instructions")}
+
+
 # ---- Parts whose runners print tables only ----------------------------------------------------
 # These measure one design question each (a loop's syscalls, the snapshot writer's scheduling,
 # the arena against other mallocs, instructions per operation); their tables are the figures.
@@ -561,7 +578,7 @@ class Instructions(Section):
 
 
 ALL = [Engine(), Instructions(), Server(), HitRatio(), Snapshot(), BgsaveLoad(), Threads(), Loop(),
-       Memory(), Arena(), Observability()]
+       Memory(), Arena(), Observability(), Cluster()]
 NAMES = [s.name for s in ALL]
 
 

@@ -98,15 +98,18 @@ def tracking_cost(args, records):
     return "\n".join(lines)
 
 
-def server_instructions(args, test, requests, *extra):
+def server_instructions(args, test, requests, *extra, prepare=None):
     """Instructions the whole server executes (callgrind) while serving `requests` of `test`:
-    a Server like the others, started under valgrind; its SIGTERM shutdown writes the totals."""
+    a Server like the others, started under valgrind; its SIGTERM shutdown writes the totals.
+    prepare(server), when given, runs before the load (e.g. to set up cluster slots)."""
     with tempfile.NamedTemporaryFile(suffix=".callgrind") as out:
         server = bench.Server("callgrind", lambda port: [
             "valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", args.server,
             "--port", str(port), "--bind", "127.0.0.1", "--loglevel", "warning", *extra],
                               args.server_cpu)
         try:
+            if prepare:
+                prepare(server)
             subprocess.run([args.redis_benchmark, "-p", str(server.port), "-t", test, "-n",
                             str(requests), "-P", "16", "-c", "10", "-r", str(args.keys), "-q"],
                            capture_output=True, check=True)

@@ -4,10 +4,30 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace chronocached {
 namespace {
 
 TEST(HashSlot, TheCrcIsXmodemsCheckValue) { EXPECT_EQ(crc16_xmodem("123456789"), 0x31C3); }
+
+// The sliced CRC against the definition, a bit at a time, at every length across two slices.
+TEST(HashSlot, TheSlicedCrcIsTheBitwiseOne) {
+  const auto bitwise = [](std::string_view bytes) {
+    std::uint16_t crc = 0;
+    for (const char c : bytes) {
+      crc = static_cast<std::uint16_t>(crc ^ (static_cast<unsigned char>(c) << 8));
+      for (int bit = 0; bit < 8; ++bit)
+        crc = static_cast<std::uint16_t>((crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1);
+    }
+    return crc;
+  };
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(crc16_xmodem(text), bitwise(text)) << text.size();
+    text.push_back(static_cast<char>(i * 37 + 11));
+  }
+}
 
 TEST(HashSlot, KeysMapToRedissSlots) {
   EXPECT_EQ(key_hash_slot("foo"), 12182u);
