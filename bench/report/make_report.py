@@ -168,7 +168,7 @@ def main():
     commit = commit_name()
     mode = "quick" if args.quick else "full"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    context = sections.Context(repo=REPO, build_dir=pathlib.Path(args.build_dir), out_dir=out_dir,
+    context = sections.Context(build_dir=pathlib.Path(args.build_dir), out_dir=out_dir,
                                quick=args.quick, commit=commit, traces=pathlib.Path(args.traces))
 
     parts = []

@@ -21,7 +21,6 @@ REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 
 @dataclasses.dataclass
 class Context:
-    repo: pathlib.Path
     build_dir: pathlib.Path
     out_dir: pathlib.Path
     quick: bool
@@ -148,7 +147,7 @@ class Section:
         return "\n\n".join(text), self.headlines(outputs) if outputs else {}
 
 
-def python_runner(context, script, *args):
+def python_runner(script, *args):
     return [PYTHON, str(pathlib.Path("bench") / script), *args]
 
 
@@ -160,7 +159,7 @@ class Engine(Section):
 
     def runs(self, context):
         reps = ["--reps", "2"] if context.quick else []
-        return [Run("engine", python_runner(context, "engine/run_engine_bench.py", "--build-dir",
+        return [Run("engine", python_runner("engine/run_engine_bench.py", "--build-dir",
                                             str(context.build_dir), *reps))]
 
     def figures(self, figures):
@@ -214,9 +213,9 @@ class Server(Section):
         server = ["--server", context.binary("src/server/chronocached")]
         quick = ["--requests", "100000", "--memory-keys", "200000"] if context.quick else []
         memory_keys = ["--memory-keys", "200000"] if context.quick else []
-        return [Run("server", python_runner(context, "server/run_server_bench.py", *server,
+        return [Run("server", python_runner("server/run_server_bench.py", *server,
                                             *quick)),
-                *[Run(name, python_runner(context, "server/run_server_bench.py", *server,
+                *[Run(name, python_runner("server/run_server_bench.py", *server,
                                           "--skip-throughput", *variant, *memory_keys))
                   for name, variant in self.MEMORY_VARIANTS]]
 
@@ -283,7 +282,7 @@ class Snapshot(Section):
 
     def runs(self, context):
         quick = ["--keys", "200000", "--reps", "1", "--duration-s", "2"] if context.quick else []
-        return [Run("snapshot", python_runner(context, "server/run_snapshot_bench.py", "--server",
+        return [Run("snapshot", python_runner("server/run_snapshot_bench.py", "--server",
                                               context.binary("src/server/chronocached"), *quick))]
 
     def figures(self, figures):
@@ -326,7 +325,7 @@ class Observability(Section):
     def runs(self, context):
         quick = ["--requests", "200000", "--reps", "1"] if context.quick else []
         return [Run("observability", python_runner(
-            context, "server/run_observability_bench.py", "--server",
+            "server/run_observability_bench.py", "--server",
             context.binary("src/server/chronocached"), *quick))]
 
     def headlines(self, outputs):
@@ -360,7 +359,7 @@ class HitRatio(Section):
 
     def runs(self, context):
         return [Run("hitratio", python_runner(
-            context, "hitratio/run_hitratio.py", "--sim",
+            "hitratio/run_hitratio.py", "--sim",
             context.binary("src/sim/chronocache-sim"), "--traces", str(context.traces), "--out",
             str(context.build_dir.parent / "hitratio")))]
 
@@ -403,7 +402,7 @@ class Threads(Section):
             Run("engine_threads", [context.binary("bench/threads_bench"), "--commit",
                                    context.commit, *engine_quick]),
             Run("server_threads", python_runner(
-                context, "threads/run_server_threads.py", "--server",
+                "threads/run_server_threads.py", "--server",
                 context.binary("src/server/chronocached"), *server_quick)),
         ]
 
@@ -458,11 +457,11 @@ class Memory(Section):
         return_quick = ["--keys", "300000"] if context.quick else []
         maxmemory_quick = ["--quick"] if context.quick else []
         return [
-            Run("expiry", python_runner(context, "server/run_expiry_bench.py", *server,
+            Run("expiry", python_runner("server/run_expiry_bench.py", *server,
                                         "--memory-sample-ms", "250", *expiry_quick)),
-            Run("memory_return", python_runner(context, "server/run_memory_return_bench.py",
+            Run("memory_return", python_runner("server/run_memory_return_bench.py",
                                                *server, *return_quick)),
-            Run("maxmemory", python_runner(context, "server/run_maxmemory_bench.py", *server,
+            Run("maxmemory", python_runner("server/run_maxmemory_bench.py", *server,
                                            "--policies", "all", "--mixed-sizes",
                                            *maxmemory_quick)),
         ]
@@ -515,7 +514,7 @@ class Cluster(Section):
 
     def runs(self, context):
         quick = ["--requests", "300000", "--reps", "1"] if context.quick else []
-        return [Run("cluster", python_runner(context, "server/run_cluster_bench.py", "--server",
+        return [Run("cluster", python_runner("server/run_cluster_bench.py", "--server",
                                              context.binary("src/server/chronocached"), *quick))]
 
     def headlines(self, outputs):
@@ -534,7 +533,7 @@ class Loop(Section):
 
     def runs(self, context):
         quick = ["--reps", "3", "--requests", "100000"] if context.quick else []
-        return [Run("loop", python_runner(context, "loop/run_loop_bench.py", "--binary",
+        return [Run("loop", python_runner("loop/run_loop_bench.py", "--binary",
                                           context.binary("bench/loop/loop_bench"), *quick),
                     records=False)]
 
@@ -546,7 +545,7 @@ class BgsaveLoad(Section):
     def runs(self, context):
         quick = ["--keys", "300000", "--reps", "1"] if context.quick else []
         return [Run("bgsave_load", python_runner(
-            context, "server/run_bgsave_load_bench.py", "--server",
+            "server/run_bgsave_load_bench.py", "--server",
             context.binary("src/server/chronocached"), *quick), records=False)]
 
 
@@ -573,7 +572,7 @@ class Instructions(Section):
     def runs(self, context):
         quick = ["--ops", "20000"] if context.quick else []
         return [Run("instructions", python_runner(
-            context, "engine/run_instruction_counts.py", "--build-dir", str(context.build_dir),
+            "engine/run_instruction_counts.py", "--build-dir", str(context.build_dir),
             *quick), records=False)]
 
 

@@ -49,12 +49,6 @@ void save_or_reply(CommandContext& ctx) {
   ctx.reply.error("ERR the slot map changed but could not be saved: " + error);
 }
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // ---- Reading the map ----------------------------------------------------------------------
 
 void cluster_info(CommandContext& ctx) {
@@ -119,9 +113,8 @@ std::optional<std::vector<std::uint32_t>> slots_or_reply(CommandContext& ctx, bo
                                                          bool adding) {
   std::vector<std::uint32_t> slots;
   if (ranges && (ctx.argc() - 2) % 2 != 0) {  // pairs: the arity (-4) cannot say it
-    std::string name = upper(ctx.args[1]);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    ctx.reply.error(errors::wrong_arity("cluster|" + name));
+    ctx.reply.error(
+        errors::wrong_arity(adding ? "cluster|addslotsrange" : "cluster|delslotsrange"));
     return std::nullopt;
   }
   for (std::size_t i = 2; i < ctx.argc(); i += ranges ? 2 : 1) {
@@ -181,13 +174,15 @@ void cluster_setslot(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   const std::optional<std::uint32_t> slot = slot_or_reply(ctx, ctx.args[2]);
   if (!slot) return;
-  const std::string action = upper(ctx.args[3]);
-  if (action == "STABLE" && ctx.argc() == 4) return ctx.reply.ok();  // nothing is migrating
-  if ((action == "IMPORTING" || action == "MIGRATING") && ctx.argc() == 5)
-    return ctx.reply.error("ERR SETSLOT " + action +
-                           " is not supported: chronocached cannot migrate keys yet (no "
-                           "MIGRATE); assign slots with SETSLOT <slot> NODE <node-id>");
-  if (action != "NODE" || ctx.argc() != 5)
+  const std::string_view action = ctx.args[3];
+  if (iequals(action, "STABLE") && ctx.argc() == 4) return ctx.reply.ok();  // nothing migrates
+  for (const std::string_view migration : {"IMPORTING", "MIGRATING"}) {
+    if (iequals(action, migration) && ctx.argc() == 5)
+      return ctx.reply.error("ERR SETSLOT " + std::string(migration) +
+                             " is not supported: chronocached cannot migrate keys yet (no "
+                             "MIGRATE); assign slots with SETSLOT <slot> NODE <node-id>");
+  }
+  if (!iequals(action, "NODE") || ctx.argc() != 5)
     return ctx.reply.error(
         "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
   ClusterMap& map = *ctx.server.cluster;

@@ -248,13 +248,7 @@ bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
 // Cluster mode: the command's keys, or for EXEC those of every queued command, checked together.
 std::optional<std::string> redirection(const CommandContext& ctx, const ResolvedCommand& command,
                                        bool is_exec) {
-  // The common case first, a command on one key of a slot served here: one hash, two loads.
-  const CommandSpec& spec = *command.spec;
-  const ClusterMap& map = *ctx.server.cluster;
-  if (!is_exec && spec.first_key > 0 && spec.last_key == spec.first_key &&
-      static_cast<std::size_t>(spec.first_key) < ctx.args.size() && map.covers_all_slots() &&
-      map.owner(key_hash_slot(ctx.args[static_cast<std::size_t>(spec.first_key)])) ==
-          ClusterMap::kMyself) [[likely]]
+  if (!is_exec && one_key_served_here(*ctx.server.cluster, *command.spec, ctx.args)) [[likely]]
     return std::nullopt;
   if (!is_exec) {
     const KeyedCommand keyed{command.spec, ctx.args};
