@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const TimePoint now = TimePoint{} + 1000s;
-  Keyspace keyspace(1, /*hash_seed=*/42, &now);
+  Keyspace keyspace(1, BlobHash(/*hash_seed=*/42), &now);
   Db& db = keyspace.db(0);
   db.put(kKey, kValue, now + 1h, now);
   run_ops(db, scenario, std::atol(argv[2]), now);

@@ -323,6 +323,7 @@ class Cache {
   std::uint64_t hash_of(const Q& key) const noexcept {
     return table_.hash(key);
   }
+  const Hash& hash_function() const noexcept { return table_.hash_function(); }
 
   // Stores `value` until `deadline` (kNoExpiry for none): an upsert that assigns a live entry or
   // inserts the key (the one path every write takes).
@@ -725,6 +726,18 @@ class Cache {
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
     return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Slot& slot) {
       if (live_at(slot, now)) fn(slot.key, slot.value);
+    });
+  }
+
+  // Calls fn(const K&, const V&) for each live entry whose hash_of(key) starts with the
+  // `bits`-bit `prefix` (1 <= bits <= 20), until fn returns false. The work is the entries of the
+  // segments holding that part of the hash space, not the whole table: with a hash that puts a
+  // key's group in its top bits, this walks one group (the server's keys of one hash slot).
+  template <class Fn>
+  void for_each_live_with_hash_prefix(std::uint64_t prefix, unsigned bits, TimePoint now,
+                                      Fn&& fn) const {
+    table_.visit_hash_prefix(prefix, bits, [&](const Slot& slot) {
+      return !live_at(slot, now) || fn(slot.key, slot.value);
     });
   }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "chronocache/base/hash.h"
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/policy/ttl_only.h"
@@ -152,6 +153,44 @@ TEST(CacheHostApi, ScanReportsEveryEntryPresentThroughoutWhileTheTableGrows) {
   });
   for (int i = 0; i < 5000; ++i) ASSERT_TRUE(seen.count(i) >= 1) << "key " << i << " missed";
   EXPECT_GT(cache.memory_bytes(), bytes_before * 3 / 2);  // the table really grew during the walk
+}
+
+// A hash whose top 10 bits are the key's group (key % 1000), the rest mixed: as the server's
+// cluster mode puts a key's hash slot there.
+struct GroupInTopBitsHash {
+  static constexpr unsigned kBits = 10;
+  std::uint64_t operator()(int key) const noexcept {
+    const auto group = static_cast<std::uint64_t>(key % 1000);
+    return (group << (64 - kBits)) | (hash_integer(static_cast<std::uint64_t>(key)) >> kBits);
+  }
+};
+
+TEST(CacheHostApi, APrefixWalkVisitsExactlyTheLiveEntriesWhoseHashHasThePrefix) {
+  Cache<int, int, TtlOnly, ManualClock, GroupInTopBitsHash> cache;
+  // Small (segments own many groups: filtered) and large (groups own segments) tables.
+  for (const int keys : {500, 200000}) {
+    cache.clear();
+    for (int i = 0; i < keys; ++i) cache.put(i, -i, i % 7 == 0 ? 1s : 1h);
+    cache.clock().advance(2s);  // every seventh key has expired
+    for (const int group : {0, 7, 999}) {
+      std::set<int> seen;
+      cache.for_each_live_with_hash_prefix(static_cast<std::uint64_t>(group),
+                                           GroupInTopBitsHash::kBits, cache.clock().now(),
+                                           [&](int key, int value) {
+                                             EXPECT_EQ(value, -key);
+                                             EXPECT_TRUE(seen.insert(key).second);
+                                             return true;
+                                           });
+      std::set<int> expected;
+      for (int i = group; i < keys; i += 1000)
+        if (i % 7 != 0) expected.insert(i);
+      EXPECT_EQ(seen, expected) << keys << " keys, group " << group;
+    }
+    int visits = 0;  // fn's false stops the walk
+    cache.for_each_live_with_hash_prefix(1, GroupInTopBitsHash::kBits, cache.clock().now(),
+                                         [&](int, int) { return ++visits < 3; });
+    EXPECT_EQ(visits, keys > 1000 ? 3 : 1);
+  }
 }
 
 // A host that moves its keys' storage (the server's records in a RecordArena) walks with

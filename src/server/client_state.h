@@ -67,6 +67,7 @@ struct ClientState {
   // aborts the transaction as in Redis (the engine's expiry tells no watcher).
   std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
   bool cluster_readonly = false;  // READONLY (cluster mode): kept, though there are no replicas
+  bool cluster_asking = false;    // ASKING: the next command may use a slot being imported
 
   bool replies_silenced() const { return reply_off || reply_skip; }
   // A request is done (run, refused, or an empty line), as Redis's resetClient: a SKIP it gave

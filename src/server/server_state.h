@@ -182,7 +182,8 @@ struct ServerState {
   ServerState(ServerConfig cfg, std::uint64_t hash_seed, Logger log)
       : config(std::move(cfg)),
         logger(std::move(log)),
-        keyspace(static_cast<std::size_t>(config.databases), hash_seed, clock.reading()),
+        keyspace(static_cast<std::size_t>(config.databases),
+                 BlobHash(hash_seed, config.cluster_enabled), clock.reading()),
         memory(keyspace),
         compactor(keyspace),
         snapshots(keyspace, logger),

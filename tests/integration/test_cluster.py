@@ -4,13 +4,15 @@ RedisCluster, redis-cli -c and redis-cli --cluster check. Error replies are Redi
 redis-server --cluster-enabled yes answers them (checked against one).
 """
 import subprocess
+import time
 
 import pytest
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 from redis.crc import key_slot
-from support import error_of, read_exactly, send
+from conftest import ServerProcess
+from support import error_of, free_port, read_exactly, send
 
 THIRDS = [(0, 5460), (5461, 10922), (10923, 16383)]
 SLOT_OF_FOO = 12182  # CLUSTER KEYSLOT foo
@@ -195,7 +197,23 @@ def test_slot_commands_answer_redis_errors(start_node):
     for args, expected in cases:
         assert error_of(client, "CLUSTER", *args) == expected, args
     assert client.execute_command("CLUSTER", "SETSLOT", "5", "STABLE") == "OK"
-    assert "not supported" in error_of(client, "CLUSTER", "SETSLOT", "5", "MIGRATING", me)
+    more = [
+        (["SETSLOT", "100", "MIGRATING", me], "I'm not the owner of hash slot 100"),
+        (["SETSLOT", "5", "MIGRATING", "abc"], "I don't know about node abc"),
+        (["SETSLOT", "5", "IMPORTING", me], "I'm already the owner of hash slot 5"),
+        (["SETSLOT", "100", "IMPORTING", "abc"], "I don't know about node abc"),
+        (["SETSLOT", "5", "STABLE", "x"],
+         "Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"),
+        (["COUNTKEYSINSLOT", "x"], "value is not an integer or out of range"),
+        (["COUNTKEYSINSLOT", "16384"], "Invalid slot"),
+        (["COUNTKEYSINSLOT", "-1"], "Invalid slot"),
+        (["GETKEYSINSLOT", "5", "-1"], "Invalid slot or number of keys"),
+        (["GETKEYSINSLOT", "16384", "1"], "Invalid slot or number of keys"),
+        (["GETKEYSINSLOT", "x", "1"], "value is not an integer or out of range"),
+        (["GETKEYSINSLOT", "5", "x"], "value is not an integer or out of range"),
+    ]
+    for args, expected in more:
+        assert error_of(client, "CLUSTER", *args) == expected, args
     assert client.execute_command("CLUSTER", "DELSLOTSRANGE", 0, 2) == "OK"
     assert client.execute_command("CLUSTER", "NODES").split()[8:] == ["3-5", "10-12"]
     assert client.execute_command("READONLY") is True
@@ -267,3 +285,164 @@ def test_redis_cli_cluster_check_reports_full_coverage(cluster):
     assert "[OK] All nodes agree about slots configuration." in out.stdout
     assert "[OK] All 16384 slots covered." in out.stdout
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_slots_keys_are_counted_and_listed_without_the_others(start_node):
+    client = start_node("solo", "--enable-debug-command", "yes").client(decode_responses=True)
+    assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383) == "OK"
+    tagged = [f"{{tag}}:{i}" for i in range(3000)]  # one slot
+    slot = key_slot(b"tag")
+    pipe = client.pipeline(transaction=False)
+    for i, key in enumerate(tagged):
+        pipe.set(key, i, px=1000 if i % 10 == 0 else None)
+    for i in range(20_000):  # other slots, so the table is larger than one slot
+        pipe.set(f"other:{i}", i)
+    pipe.execute()
+    others = sum(1 for i in range(20_000) if key_slot(f"other:{i}".encode()) == slot)
+    assert client.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 3000 + others
+    listed = client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100_000)
+    assert len(listed) == len(set(listed)) == 3000 + others
+    assert set(tagged) <= set(listed)
+    assert all(key_slot(k.encode()) == slot for k in listed)
+    assert len(client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 10)) == 10
+    assert client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 0) == []
+    # Only live keys: those whose TTL ran out are not counted (nor would MIGRATE move them).
+    client.execute_command("DEBUG", "ADVANCE-CLOCK", 2000)
+    assert client.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 2700 + others
+    empty = next(s for s in range(16384) if all(key_slot(k.encode()) != s for k in
+                                                 [f"other:{i}" for i in range(20_000)]))
+    assert client.execute_command("CLUSTER", "COUNTKEYSINSLOT", empty) == 0
+
+
+@pytest.fixture
+def redis_node(redis_server_binary, tmp_path):
+    """redis_node(name) -> a real redis-server 7 in cluster mode, the reference for replies."""
+    started = []
+
+    def start(name):
+        directory = tmp_path / ("redis-" + name)
+        directory.mkdir()
+        for _ in range(3):  # free_port() can race with another process taking the port
+            port = free_port()
+            try:
+                node = ServerProcess([redis_server_binary, "--port", str(port), "--bind",
+                                      "127.0.0.1", "--save", "", "--appendonly", "no",
+                                      "--cluster-enabled", "yes", "--dir", str(directory)],
+                                     port_from_log=False, port=port)
+                started.append(node)
+                return node
+            except RuntimeError:
+                continue
+        pytest.fail("redis-server did not start in cluster mode")
+
+    yield start
+    for node in started:
+        node.stop()
+
+
+def wait_for(condition, what, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("timed out waiting for " + what)
+        time.sleep(0.05)  # redis-server's gossip runs on its own clock: nothing to inject
+
+
+@pytest.fixture(params=["chronocached", "redis-server"])
+def pair(request, start_node, redis_node):
+    """Nodes a and b, of our server or (the reference) of redis-server: a serves every slot,
+    b none, each knowing the other."""
+    start = start_node if request.param == "chronocached" else redis_node
+    a, b = start("a"), start("b")
+    ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
+    assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383) == "OK"
+    meet_all([a, b])
+    if request.param == "redis-server":  # gossip: wait until b has heard of a's slots
+        wait_for(lambda: "cluster_state:ok" in cb.execute_command("CLUSTER", "INFO"),
+                 "the reference cluster to agree")
+    return a, b, ca, cb
+
+
+def my_line(client):
+    """The node's own line of its CLUSTER NODES (where slots in migration are shown)."""
+    return next(l for l in client.execute_command("CLUSTER", "NODES").splitlines()
+                if "myself" in l)
+
+
+def open_migration(ca, cb, slot):
+    """a migrates `slot` to b: b imports it first, as redis-cli --cluster reshard does."""
+    assert cb.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", node_id(ca)) == "OK"
+    assert ca.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", node_id(cb)) == "OK"
+
+
+def test_a_slot_in_migration_asks_for_missing_keys(pair):
+    """The same steps against redis-server give the same replies, byte for byte."""
+    a, b, ca, cb = pair
+    slot = key_slot(b"t")
+    assert ca.mset({"{t}here": "1", "{t}also": "2"}) is True
+    open_migration(ca, cb, slot)
+    assert my_line(ca).endswith(f"[{slot}->-{node_id(cb)}]")
+    assert my_line(cb).endswith(f"[{slot}-<-{node_id(ca)}]")
+    # The source serves the keys it still holds; a key it lacks is asked of the target.
+    assert ca.get("{t}here") == "1"
+    ask = f"ASK {slot} 127.0.0.1:{b.port}"
+    assert error_of(ca, "GET", "{t}gone") == ask
+    assert error_of(ca, "SET", "{t}new", "x") == ask  # a new key goes to the target
+    assert error_of(ca, "MGET", "{t}gone", "{t}gone2") == ask
+    assert error_of(ca, "MGET", "{t}here", "{t}gone") == (  # split between the nodes
+        "TRYAGAIN Multiple keys request during rehashing of slot")
+    assert ca.mget("{t}here", "{t}also") == ["1", "2"]
+    # The target refuses without ASKING (MOVED to the owner) and serves one command after it.
+    moved = f"MOVED {slot} 127.0.0.1:{a.port}"
+    assert error_of(cb, "GET", "{t}new") == moved
+    raw = b.raw()
+    send(raw, ("ASKING",), ("SET", "{t}new", "x"), ("GET", "{t}new"))
+    expected = b"+OK\r\n+OK\r\n-%s\r\n" % moved.encode()
+    assert read_exactly(raw, expected) == expected
+    # Several keys of which some are still at the source: TRYAGAIN, as Redis.
+    send(raw, ("ASKING",), ("MGET", "{t}new", "{t}here"))
+    expected = b"+OK\r\n-TRYAGAIN Multiple keys request during rehashing of slot\r\n"
+    assert read_exactly(raw, expected) == expected
+    # In a transaction, ASKING holds for the whole of it.
+    send(raw, ("ASKING",), ("MULTI",), ("GET", "{t}new"), ("GET", "{t}new"), ("EXEC",))
+    expected = b"+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n$1\r\nx\r\n$1\r\nx\r\n"
+    assert read_exactly(raw, expected) == expected
+    raw.close()
+    # The slot cannot be given away while a still holds keys of it.
+    assert error_of(ca, "CLUSTER", "SETSLOT", slot, "NODE", node_id(cb)) == (
+        f"Can't assign hashslot {slot} to a different node while I still hold keys for this "
+        "hash slot.")
+    assert ca.delete("{t}here", "{t}also") == 2
+    assert cb.execute_command("CLUSTER", "SETSLOT", slot, "NODE", node_id(cb)) == "OK"
+    assert ca.execute_command("CLUSTER", "SETSLOT", slot, "NODE", node_id(cb)) == "OK"
+    for client in (ca, cb):
+        assert "[" not in client.execute_command("CLUSTER", "NODES")  # the migration is closed
+    assert cb.get("{t}new") == "x"
+    assert error_of(ca, "GET", "{t}new") == f"MOVED {slot} 127.0.0.1:{b.port}"
+
+
+def test_a_migration_survives_a_restart_of_the_node(start_node):
+    a, b = start_node("a"), start_node("b")
+    ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
+    assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383) == "OK"
+    meet_all([a, b])
+    open_migration(ca, cb, 42)
+    a.stop()
+    again = start_node("a").client(decode_responses=True)
+    assert f"[42->-{node_id(cb)}]" in again.execute_command("CLUSTER", "NODES")
+    assert again.execute_command("CLUSTER", "SETSLOT", 42, "STABLE") == "OK"
+    assert "[" not in again.execute_command("CLUSTER", "NODES")
+
+
+def test_cluster_shards_describes_each_node(cluster):
+    client = cluster[0].client(decode_responses=True)
+    shards = client.execute_command("CLUSTER", "SHARDS")
+    ids = [node_id(node.client(decode_responses=True)) for node in cluster]
+    seen = {}
+    for shard in shards:
+        shard = dict(zip(shard[::2], shard[1::2])) if isinstance(shard, list) else shard
+        node = shard["nodes"][0]
+        node = dict(zip(node[::2], node[1::2])) if isinstance(node, list) else node
+        seen[node["id"]] = (shard["slots"], node["port"], node["role"], node["health"])
+    assert seen == {ids[i]: ([first, last], cluster[i].port, "master", "online")
+                    for i, (first, last) in enumerate(THIRDS)}

@@ -175,6 +175,7 @@ class SegmentedTable {
   SegmentedTable& operator=(const SegmentedTable&) = delete;
 
   std::uint64_t hash(const auto& key) const noexcept { return hash_(key); }
+  const Hash& hash_function() const noexcept { return hash_; }
   std::size_t size() const noexcept { return size_; }
   std::size_t segment_count() const noexcept { return segments_.size(); }
   // Slots in all segments, full or not: what one sweep cycle examines. O(1), derived from the
@@ -473,6 +474,38 @@ class SegmentedTable {
       if (examined >= budget) return prefix << 24;
       generation = directory_[prefix >> (kMaxDepth - depth_)].segment->generation;
     }
+  }
+
+  // Calls fn(const SlotType&) for every entry whose hash starts with the `bits`-bit `prefix`
+  // (bits <= kMaxDepth) until fn returns false; false if it did. Only the segments that own part
+  // of that prefix's hash range are visited, so a host that puts meaning in its hash's top bits
+  // (the server's cluster mode: the key's hash slot) walks one part of the keys without the
+  // rest. A segment that owns more than the prefix has its keys rehashed to filter them.
+  template <class Fn>
+  bool visit_hash_prefix(std::uint64_t prefix, unsigned bits, Fn&& fn) const {
+    CC_ASSERT(bits >= 1 && bits <= kMaxDepth && prefix < (std::uint64_t{1} << bits));
+    const unsigned widen = kMaxDepth - bits;  // the walk counts in kMaxDepth-bit prefixes
+    const std::uint64_t end = (prefix + 1) << widen;
+    for (std::uint64_t at = prefix << widen; at < end;) {
+      SegmentType* seg = directory_[at >> (kMaxDepth - depth_)].segment;
+      const bool all_match = seg->local_depth >= bits;
+      bool go_on = true;
+      for (std::uint32_t g = 0; g < seg->group_count() && go_on; ++g) {
+        GroupType* group = seg->groups() + g;
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
+          const SlotType& slot = *group->slot(lane);
+          if (!all_match && (hash_(slot.key) >> (64 - bits)) != prefix) continue;
+          if (!fn(slot)) {
+            go_on = false;
+            break;
+          }
+        }
+      }
+      if (!go_on) return false;
+      const std::uint64_t range = std::uint64_t{1} << (kMaxDepth - seg->local_depth);
+      at = (at & ~(range - 1)) + range;
+    }
+    return true;
   }
 
   // Some full slot, chosen from `random`: for RANDOMKEY and sampling. Random slots are tried

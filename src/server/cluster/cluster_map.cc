@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 namespace chronocached {
 namespace {
@@ -40,11 +41,35 @@ bool parse_address(std::string_view text, ClusterNode& node) {
          node.cport <= 65535;
 }
 
+// "[<slot>->-<id>]" (migrating to id) or "[<slot>-<-<id>]" (importing from id).
+struct OpenSlot {
+  std::uint32_t slot;
+  bool importing;
+  std::string_view peer;
+};
+std::optional<OpenSlot> parse_open_slot(std::string_view word) {
+  if (word.size() < 2 || word.front() != '[' || word.back() != ']') return std::nullopt;
+  word = word.substr(1, word.size() - 2);
+  for (const auto& [arrow, importing] :
+       {std::pair<std::string_view, bool>{"->-", false}, {"-<-", true}}) {
+    const std::size_t at = word.find(arrow);
+    if (at == std::string_view::npos) continue;
+    OpenSlot open{0, importing, word.substr(at + arrow.size())};
+    if (!parse_number(word.substr(0, at), open.slot) || open.slot >= kClusterSlots ||
+        !ClusterMap::is_node_id(open.peer))
+      return std::nullopt;
+    return open;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ClusterMap::ClusterMap(ClusterNode myself) {
   nodes_.push_back(std::move(myself));
   owner_.fill(static_cast<std::int16_t>(kUnassigned));
+  migrating_to_.fill(static_cast<std::int16_t>(kUnassigned));
+  importing_from_.fill(static_cast<std::int16_t>(kUnassigned));
 }
 
 std::string ClusterMap::new_node_id(std::mt19937_64& random) {
@@ -63,6 +88,7 @@ bool ClusterMap::is_node_id(std::string_view text) noexcept {
 std::optional<ClusterMap> ClusterMap::parse(std::string_view text, std::string& error) {
   std::vector<ClusterNode> nodes;
   std::vector<std::vector<SlotRange>> slots;  // per node, as listed
+  std::vector<OpenSlot> open_slots;           // this node's, resolved once every node is known
   int myself = -1;
   unsigned long long current_epoch = 0;
   std::size_t number = 0;
@@ -114,8 +140,14 @@ std::optional<ClusterMap> ClusterMap::parse(std::string_view text, std::string& 
     for (std::size_t i = 8; i < words.size(); ++i) {
       const std::string_view range = words[i];
       if (range.front() == '[') {
-        error = where + "slots in migration ([...]) are not supported";
-        return std::nullopt;
+        const std::optional<OpenSlot> open = parse_open_slot(range);
+        if (!open || !is_myself) {
+          error = where + "bad slot migration " + std::string(range) +
+                  (is_myself ? "" : " (only this node's line may have them)");
+          return std::nullopt;
+        }
+        open_slots.push_back(*open);
+        continue;
       }
       const std::size_t dash = range.find('-');
       std::uint32_t first = 0;
@@ -153,6 +185,19 @@ std::optional<ClusterMap> ClusterMap::parse(std::string_view text, std::string& 
       }
     }
   }
+  for (const OpenSlot& open : open_slots) {
+    const int peer = map.find(open.peer);
+    if (peer == kUnassigned) {
+      error = "slot " + std::to_string(open.slot) + " migrates to or from unknown node " +
+              std::string(open.peer);
+      return std::nullopt;
+    }
+    if (open.importing) {
+      map.set_importing(open.slot, peer);
+    } else {
+      map.set_migrating(open.slot, peer);
+    }
+  }
   return map;
 }
 
@@ -172,6 +217,21 @@ void ClusterMap::assign(std::uint32_t slot, int node) noexcept {
   const bool is = node != kUnassigned;
   owner_[slot] = static_cast<std::int16_t>(node);
   assigned_ = assigned_ + (is ? 1 : 0) - (was ? 1 : 0);
+}
+
+void ClusterMap::set_open(std::array<std::int16_t, kClusterSlots>& side, std::uint32_t slot,
+                          int node) noexcept {
+  const bool was = is_open(slot);
+  side[slot] = static_cast<std::int16_t>(node);
+  open_slots_ = open_slots_ + (is_open(slot) ? 1 : 0) - (was ? 1 : 0);
+}
+
+void ClusterMap::set_migrating(std::uint32_t slot, int node) noexcept {
+  set_open(migrating_to_, slot, node);
+}
+
+void ClusterMap::set_importing(std::uint32_t slot, int node) noexcept {
+  set_open(importing_from_, slot, node);
 }
 
 std::size_t ClusterMap::serving_nodes() const {
@@ -206,6 +266,16 @@ std::string ClusterMap::node_line(int node, const std::vector<SlotRange>& ranges
     if (range.node != node) continue;
     line.append(" ").append(std::to_string(range.first));
     if (range.last != range.first) line.append("-").append(std::to_string(range.last));
+  }
+  if (node == kMyself && has_open_slots()) {
+    for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+      const auto open = [&](std::string_view arrow, int peer) {
+        line.append(" [").append(std::to_string(slot)).append(arrow);
+        line.append(nodes_[static_cast<std::size_t>(peer)].id).append("]");
+      };
+      if (migrating_to_[slot] != kUnassigned) open("->-", migrating_to_[slot]);
+      if (importing_from_[slot] != kUnassigned) open("-<-", importing_from_[slot]);
+    }
   }
   line.push_back('\n');
   return line;

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/cluster/hash_slot.h"
+#include "server/base/hash_slot.h"
 
 namespace chronocached {
 
@@ -58,6 +58,22 @@ class ClusterMap {
 
   int owner(std::uint32_t slot) const noexcept { return owner_[slot]; }
   void assign(std::uint32_t slot, int node) noexcept;
+
+  // Slots in migration (SETSLOT MIGRATING / IMPORTING, closed by STABLE or NODE): the node a
+  // slot served here is moving to, or the node a slot is coming from; kUnassigned when neither.
+  // nodes.conf and CLUSTER NODES show them on this node's line, as Redis does:
+  // "[<slot>->-<to-id>]" and "[<slot>-<-<from-id>]".
+  int migrating_to(std::uint32_t slot) const noexcept { return migrating_to_[slot]; }
+  int importing_from(std::uint32_t slot) const noexcept { return importing_from_[slot]; }
+  void set_migrating(std::uint32_t slot, int node) noexcept;
+  void set_importing(std::uint32_t slot, int node) noexcept;
+  bool is_open(std::uint32_t slot) const noexcept {
+    return migrating_to_[slot] != kUnassigned || importing_from_[slot] != kUnassigned;
+  }
+  // Any slot migrating or importing: the common case, none, lets a request skip is_open().
+  bool has_open_slots() const noexcept { return open_slots_ > 0; }
+  // A new config epoch for this node, as Redis takes one when a slot it imported becomes its own.
+  void bump_my_epoch() noexcept { myself().config_epoch = ++current_epoch_; }
   std::size_t assigned_slots() const noexcept { return assigned_; }
   bool covers_all_slots() const noexcept { return assigned_ == kClusterSlots; }
   // Masters serving at least one slot (CLUSTER INFO's cluster_size).
@@ -76,8 +92,14 @@ class ClusterMap {
   std::string node_line(int node, const std::vector<SlotRange>& ranges) const;
 
   std::vector<ClusterNode> nodes_;  // nodes_[0] is this node
+  void set_open(std::array<std::int16_t, kClusterSlots>& side, std::uint32_t slot,
+                int node) noexcept;
+
   std::array<std::int16_t, kClusterSlots> owner_;
+  std::array<std::int16_t, kClusterSlots> migrating_to_;
+  std::array<std::int16_t, kClusterSlots> importing_from_;
   std::size_t assigned_ = 0;
+  std::size_t open_slots_ = 0;  // slots with a migrating or importing node
   unsigned long long current_epoch_ = 0;
 };
 

@@ -65,6 +65,40 @@ TEST(ClusterMap, MyselfComesFirstWhereverTheFileListsIt) {
   EXPECT_EQ(map->current_epoch(), 5u);
 }
 
+// Slots in migration are printed on this node's line, as Redis prints them, and read back.
+TEST(ClusterMap, SlotsInMigrationPrintOnMyLineAndReadBack) {
+  ClusterNode me;
+  me.id = kIdA;
+  me.ip = "127.0.0.1";
+  me.port = 7000;
+  me.cport = 17000;
+  ClusterMap map(me);
+  ClusterNode peer;
+  peer.id = kIdB;
+  peer.ip = "127.0.0.1";
+  peer.port = 7001;
+  peer.cport = 17001;
+  const int b = map.add(peer);
+  map.assign(5, ClusterMap::kMyself);
+  map.assign(9, b);
+  EXPECT_FALSE(map.has_open_slots());
+  map.set_migrating(5, b);
+  map.set_importing(9, b);
+  EXPECT_TRUE(map.has_open_slots() && map.is_open(5) && map.is_open(9) && !map.is_open(6));
+  const std::string text = map.config_text();
+  EXPECT_NE(text.find("connected 5 [5->-" + kIdB + "] [9-<-" + kIdB + "]\n"), std::string::npos)
+      << text;
+  std::string error;
+  const std::optional<ClusterMap> back = ClusterMap::parse(text, error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->migrating_to(5), 1);
+  EXPECT_EQ(back->importing_from(9), 1);
+  EXPECT_EQ(back->config_text(), text);
+  map.set_migrating(5, ClusterMap::kUnassigned);
+  map.set_importing(9, ClusterMap::kUnassigned);
+  EXPECT_FALSE(map.has_open_slots());
+}
+
 TEST(ClusterMap, MalformedFilesAreRefusedWithTheLine) {
   const std::string me = kIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected";
   const std::pair<std::string, std::string> cases[] = {
@@ -72,7 +106,11 @@ TEST(ClusterMap, MalformedFilesAreRefusedWithTheLine) {
       {"garbage\n", "line 1: expected"},
       {me + " 5-3\n", "line 1: bad slot range 5-3"},
       {me + " 16384\n", "line 1: bad slot range 16384"},
-      {me + " [5->-" + kIdB + "]\n", "line 1: slots in migration"},
+      {me + " [5->-" + kIdB + "]\n", "slot 5 migrates to or from unknown node " + kIdB},
+      {me + " [5-x-" + kIdB + "]\n", "line 1: bad slot migration [5-x-"},
+      {me + " [16384-<-" + kIdB + "]\n", "line 1: bad slot migration"},
+      {me + "\n" + kIdB + " 1.2.3.4:1@2 master - 0 0 0 connected [5->-" + kIdA + "]\n",
+       "line 2: bad slot migration [5->-" + kIdA + "] (only this node's line may have them)"},
       {me + "\n" + me + "\n", "line 2: node " + kIdA + " listed twice"},
       {me + " 1-3\n" + kIdB + " 1.2.3.4:1@2 master - 0 0 0 connected 3\n", "slot 3 is served"},
       {me + "\n" + kIdB + " 1.2.3.4:1@2 slave " + kIdA + " 0 0 0 connected\n", "replicas"},

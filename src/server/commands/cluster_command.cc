@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ std::optional<std::uint32_t> slot_or_reply(CommandContext& ctx, std::string_view
     return std::nullopt;
   }
   return static_cast<std::uint32_t>(*slot);
+}
+
+std::optional<std::int64_t> int64_or_reply(CommandContext& ctx, std::string_view text) {
+  const std::optional<std::int64_t> value = parse_int64(text);
+  if (!value) ctx.reply.error(errors::kNotInteger);
+  return value;
 }
 
 // Writes the map to cluster-config-file; a failure is logged and answered, the change kept in
@@ -105,6 +112,87 @@ void cluster_keyslot(CommandContext& ctx) {
   if (cluster_or_reply(ctx)) ctx.reply.integer(key_hash_slot(ctx.args[2]));
 }
 
+// Every node is a shard of its own (no replicas): its slot ranges as [first, last, ...] and its
+// one node, described as Redis 7.0 describes a healthy master.
+void cluster_shards(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const ClusterMap& map = *ctx.server.cluster;
+  const std::vector<ClusterMap::SlotRange> ranges = map.ranges();
+  ctx.reply.array(map.nodes().size());
+  for (std::size_t i = 0; i < map.nodes().size(); ++i) {
+    const ClusterNode& node = map.nodes()[i];
+    ctx.reply.map(2);
+    ctx.reply.bulk("slots");
+    const auto owned = static_cast<std::size_t>(std::count_if(
+        ranges.begin(), ranges.end(),
+        [&](const ClusterMap::SlotRange& r) { return r.node == static_cast<int>(i); }));
+    ctx.reply.array(owned * 2);
+    for (const ClusterMap::SlotRange& range : ranges) {
+      if (range.node != static_cast<int>(i)) continue;
+      ctx.reply.integer(range.first);
+      ctx.reply.integer(range.last);
+    }
+    ctx.reply.bulk("nodes");
+    ctx.reply.array(1);
+    const bool has_port = node.port != 0;
+    ctx.reply.map(has_port ? 7 : 6);
+    ctx.reply.bulk("id");
+    ctx.reply.bulk(node.id);
+    if (has_port) {
+      ctx.reply.bulk("port");
+      ctx.reply.integer(node.port);
+    }
+    ctx.reply.bulk("ip");
+    ctx.reply.bulk(node.ip);
+    ctx.reply.bulk("endpoint");
+    ctx.reply.bulk(node.ip);
+    ctx.reply.bulk("role");
+    ctx.reply.bulk("master");
+    ctx.reply.bulk("replication-offset");
+    ctx.reply.integer(0);
+    ctx.reply.bulk("health");
+    ctx.reply.bulk("online");
+  }
+}
+
+// ---- The keys of a slot (database 0, the only one in cluster mode) ----------------------------
+// Each walks the slot's keys alone: the table's hash puts the slot in its top bits (blob.h).
+
+void cluster_countkeysinslot(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::optional<std::int64_t> slot = int64_or_reply(ctx, ctx.args[2]);
+  if (!slot) return;
+  if (*slot < 0 || *slot >= static_cast<std::int64_t>(kClusterSlots))
+    return ctx.reply.error("ERR Invalid slot");
+  std::size_t count = 0;
+  ctx.server.keyspace.db(0).for_each_in_slot(static_cast<std::uint32_t>(*slot), ctx.now,
+                                             [&](std::string_view, const Blob&) {
+                                               ++count;
+                                               return true;
+                                             });
+  ctx.reply.integer(static_cast<long long>(count));
+}
+
+void cluster_getkeysinslot(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::optional<std::int64_t> slot = int64_or_reply(ctx, ctx.args[2]);
+  if (!slot) return;
+  const std::optional<std::int64_t> count = int64_or_reply(ctx, ctx.args[3]);
+  if (!count) return;
+  if (*count < 0 || *slot < 0 || *slot >= static_cast<std::int64_t>(kClusterSlots))
+    return ctx.reply.error("ERR Invalid slot or number of keys");
+  std::vector<std::string_view> keys;
+  if (*count > 0) {
+    ctx.server.keyspace.db(0).for_each_in_slot(
+        static_cast<std::uint32_t>(*slot), ctx.now, [&](std::string_view key, const Blob&) {
+          keys.push_back(key);
+          return static_cast<std::int64_t>(keys.size()) < *count;
+        });
+  }
+  ctx.reply.array(keys.size());
+  for (const std::string_view key : keys) ctx.reply.bulk(key);
+}
+
 // ---- Changing it --------------------------------------------------------------------------
 
 // The slots of ADDSLOTS / DELSLOTS (single slots) or their RANGE forms (pairs), each checked as
@@ -168,28 +256,60 @@ void cluster_addslotsrange(CommandContext& ctx) { change_slots(ctx, true, true);
 void cluster_delslots(CommandContext& ctx) { change_slots(ctx, false, false); }
 void cluster_delslotsrange(CommandContext& ctx) { change_slots(ctx, true, false); }
 
-// SETSLOT <slot> NODE <id> | STABLE. IMPORTING and MIGRATING need MIGRATE to move keys, which
-// chronocached does not have yet: refused, saying so.
+bool slot_has_keys(CommandContext& ctx, std::uint32_t slot) {
+  bool found = false;
+  ctx.server.keyspace.db(0).for_each_in_slot(slot, ctx.now, [&](std::string_view, const Blob&) {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+// SETSLOT <slot> MIGRATING <id> | IMPORTING <id> | STABLE | NODE <id>, with Redis 7.0's checks:
+// a node migrates only a slot it serves and imports only one it does not; NODE gives a slot away
+// only once its keys have left, and closes its migration (NODE to itself ends an import, with a
+// new config epoch, as Redis takes one without a vote).
 void cluster_setslot(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   const std::optional<std::uint32_t> slot = slot_or_reply(ctx, ctx.args[2]);
   if (!slot) return;
+  ClusterMap& map = *ctx.server.cluster;
   const std::string_view action = ctx.args[3];
-  if (iequals(action, "STABLE") && ctx.argc() == 4) return ctx.reply.ok();  // nothing migrates
-  for (const std::string_view migration : {"IMPORTING", "MIGRATING"}) {
-    if (iequals(action, migration) && ctx.argc() == 5)
-      return ctx.reply.error("ERR SETSLOT " + std::string(migration) +
-                             " is not supported: chronocached cannot migrate keys yet (no "
-                             "MIGRATE); assign slots with SETSLOT <slot> NODE <node-id>");
-  }
-  if (!iequals(action, "NODE") || ctx.argc() != 5)
+  const std::string node_id = ctx.argc() == 5 ? std::string(ctx.args[4]) : std::string();
+  if (iequals(action, "MIGRATING") && ctx.argc() == 5) {
+    if (map.owner(*slot) != ClusterMap::kMyself)
+      return ctx.reply.error("ERR I'm not the owner of hash slot " + std::to_string(*slot));
+    const int node = map.find(node_id);
+    if (node == ClusterMap::kUnassigned)
+      return ctx.reply.error("ERR I don't know about node " + node_id);
+    map.set_migrating(*slot, node);
+  } else if (iequals(action, "IMPORTING") && ctx.argc() == 5) {
+    if (map.owner(*slot) == ClusterMap::kMyself)
+      return ctx.reply.error("ERR I'm already the owner of hash slot " + std::to_string(*slot));
+    const int node = map.find(node_id);
+    if (node == ClusterMap::kUnassigned)
+      return ctx.reply.error("ERR I don't know about node " + node_id);
+    map.set_importing(*slot, node);
+  } else if (iequals(action, "STABLE") && ctx.argc() == 4) {
+    map.set_migrating(*slot, ClusterMap::kUnassigned);
+    map.set_importing(*slot, ClusterMap::kUnassigned);
+  } else if (iequals(action, "NODE") && ctx.argc() == 5) {
+    const int node = map.find(node_id);
+    if (node == ClusterMap::kUnassigned) return ctx.reply.error("ERR Unknown node " + node_id);
+    const bool has_keys = slot_has_keys(ctx, *slot);
+    if (map.owner(*slot) == ClusterMap::kMyself && node != ClusterMap::kMyself && has_keys)
+      return ctx.reply.error("ERR Can't assign hashslot " + std::to_string(*slot) +
+                             " to a different node while I still hold keys for this hash slot.");
+    if (!has_keys) map.set_migrating(*slot, ClusterMap::kUnassigned);
+    if (node == ClusterMap::kMyself && map.importing_from(*slot) != ClusterMap::kUnassigned) {
+      map.bump_my_epoch();
+      map.set_importing(*slot, ClusterMap::kUnassigned);
+    }
+    map.assign(*slot, node);
+  } else {
     return ctx.reply.error(
         "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
-  ClusterMap& map = *ctx.server.cluster;
-  const int node = map.find(ctx.args[4]);
-  if (node == ClusterMap::kUnassigned)
-    return ctx.reply.error("ERR Unknown node " + std::string(ctx.args[4]));
-  map.assign(*slot, node);
+  }
   save_or_reply(ctx);
 }
 
@@ -260,6 +380,8 @@ void cluster_help(CommandContext& ctx) {
       "    Assign slots to current node.",
       "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
       "    Assign slots which are between <start-slot> and <end-slot> to current node.",
+      "COUNTKEYSINSLOT <slot>",
+      "    Return the number of keys in <slot>.",
       "DELSLOTS <slot> [<slot> ...]",
       "    Delete slots information from current node.",
       "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
@@ -276,11 +398,13 @@ void cluster_help(CommandContext& ctx) {
       "NODES",
       "    Return cluster configuration seen by node. Output format:",
       "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
-      "SETSLOT <slot> (NODE <node-id>|STABLE)",
+      "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
       "    Set slot state.",
       "SLOTS",
       "    Return information about slots range mappings. Each range is made of:",
       "    start, end, master and replicas IP addresses, ports and ids",
+      "SHARDS",
+      "    Return information about slot range mappings and the nodes associated with them.",
       "HELP",
       "    Prints this help.",
   };
@@ -303,7 +427,8 @@ void readwrite(CommandContext& ctx) {
 
 void asking(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
-  ctx.reply.ok();  // no slot is ever importing here: the flag would change nothing
+  ctx.client.cluster_asking = true;  // execute() clears it after the next command
+  ctx.reply.ok();
 }
 
 constexpr std::uint32_t kAdminStale = kAdmin | kStale;
@@ -330,6 +455,16 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "end slot arguments.",
      .acl = "admin slow dangerous",
      .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "countkeysinslot",
+     .arity = 3,
+     .flags = kStale,
+     .handler = cluster_countkeysinslot,
+     .group = "cluster",
+     .summary = "Returns the number of keys in a hash slot",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "slow",
+     .arguments = "slot:integer"},
     {.name = "delslots",
      .arity = -3,
      .flags = kAdminStale,
@@ -351,6 +486,16 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "end slot arguments.",
      .acl = "admin slow dangerous",
      .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "getkeysinslot",
+     .arity = 4,
+     .flags = kStale,
+     .handler = cluster_getkeysinslot,
+     .group = "cluster",
+     .summary = "Returns the key names in a hash slot",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the number of requested keys",
+     .acl = "slow",
+     .arguments = "slot:integer count:integer"},
     {.name = "help",
      .arity = 2,
      .flags = kLoading | kStale,
@@ -418,6 +563,15 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .acl = "admin slow dangerous",
      .arguments = "slot:integer subcommand(IMPORTING=node-id:string|MIGRATING=node-id:string|"
                   "NODE=node-id:string|STABLE)"},
+    {.name = "shards",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_shards,
+     .group = "cluster",
+     .summary = "Returns the mapping of cluster slots to shards",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the total number of cluster nodes",
+     .acl = "slow"},
     {.name = "slots",
      .arity = 2,
      .flags = kStale,
@@ -477,35 +631,94 @@ constexpr CommandSpec kCommands[] = {
 
 std::span<const CommandSpec> cluster_commands() { return kCommands; }
 
+namespace {
+
+// The positions of a command's keys: its spec's, except MIGRATE's KEYS form, whose keys follow
+// the KEYS word (and whose key argument is then "").
+template <class Fn>
+void for_each_key(const KeyedCommand& command, Fn&& fn) {
+  const CommandSpec& spec = *command.spec;
+  const int argc = static_cast<int>(command.args.size());
+  if (spec.name == "migrate" && argc > 3 && command.args[3].empty()) {
+    for (int i = 6; i < argc; ++i) {
+      if (!iequals(command.args[static_cast<std::size_t>(i)], "KEYS")) continue;
+      for (++i; i < argc; ++i) fn(command.args[static_cast<std::size_t>(i)]);
+    }
+    return;
+  }
+  if (spec.first_key <= 0) return;
+  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+  const int step = spec.key_step > 0 ? spec.key_step : 1;
+  for (int i = spec.first_key; i <= last && i < argc; i += step)
+    fn(command.args[static_cast<std::size_t>(i)]);
+}
+
+std::string address_of(const ClusterMap& map, int node) {
+  const ClusterNode& n = map.nodes()[static_cast<std::size_t>(node)];
+  return n.ip + ":" + std::to_string(n.port);
+}
+
+}  // namespace
+
 std::optional<std::string> cluster_redirection(const ClusterMap& map,
-                                               std::span<const KeyedCommand> commands) {
+                                               const RedirectionQuery& query) {
+  // Redis's getNodeByQuery: the first key's slot must be served, every other key must share it;
+  // in a slot in migration, the keys missing here decide between serving, ASK and TRYAGAIN.
   constexpr int kNoKeys = -1;
-  // Redis's getNodeByQuery: the first key's slot must be served, every other key must share it.
   int slot = kNoKeys;
-  for (const KeyedCommand& command : commands) {
-    const CommandSpec& spec = *command.spec;
-    if (spec.first_key <= 0) continue;
-    const int argc = static_cast<int>(command.args.size());
-    const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-    const int step = spec.key_step > 0 ? spec.key_step : 1;
-    for (int i = spec.first_key; i <= last && i < argc; i += step) {
-      const auto key_slot =
-          static_cast<int>(key_hash_slot(command.args[static_cast<std::size_t>(i)]));
+  std::string_view first_key;
+  bool migrating = false;
+  bool importing = false;
+  bool multiple_keys = false;
+  bool runs_migrate = false;
+  std::size_t missing_keys = 0;
+  std::size_t here_keys = 0;
+  std::optional<std::string> refusal;
+  for (const KeyedCommand& command : query.commands) {
+    runs_migrate = runs_migrate || command.spec->name == "migrate";
+    for_each_key(command, [&](std::string_view key) {
+      if (refusal) return;
+      const auto key_slot = static_cast<int>(key_hash_slot(key));
       if (slot == kNoKeys) {
         slot = key_slot;
-        if (map.owner(static_cast<std::uint32_t>(slot)) == ClusterMap::kUnassigned)
-          return std::string("CLUSTERDOWN Hash slot not served");
-      } else if (key_slot != slot) {
-        return std::string("CROSSSLOT Keys in request don't hash to the same slot");
+        first_key = key;
+        const auto s = static_cast<std::uint32_t>(slot);
+        if (map.owner(s) == ClusterMap::kUnassigned) {
+          refusal = "CLUSTERDOWN Hash slot not served";
+          return;
+        }
+        migrating =
+            map.owner(s) == ClusterMap::kMyself && map.migrating_to(s) != ClusterMap::kUnassigned;
+        importing = !migrating && map.importing_from(s) != ClusterMap::kUnassigned;
+      } else if (key != first_key) {
+        if (key_slot != slot) {
+          refusal = "CROSSSLOT Keys in request don't hash to the same slot";
+          return;
+        }
+        multiple_keys = true;
       }
-    }
+      if (migrating || importing) ++(query.db->exists(key, query.now) ? here_keys : missing_keys);
+    });
+    if (refusal) return refusal;
   }
   if (slot == kNoKeys) return std::nullopt;
   if (!map.covers_all_slots()) return std::string("CLUSTERDOWN The cluster is down");
-  const int owner = map.owner(static_cast<std::uint32_t>(slot));
+  const auto s = static_cast<std::uint32_t>(slot);
+  // MIGRATE moves what is here from an open slot, whichever way it is open.
+  if ((migrating || importing) && runs_migrate) return std::nullopt;
+  // Keys split between the two nodes cannot be served by either until the move is done.
+  constexpr std::string_view kTryAgain = "TRYAGAIN Multiple keys request during rehashing of slot";
+  if (migrating && missing_keys > 0) {
+    if (here_keys > 0) return std::string(kTryAgain);
+    return "ASK " + std::to_string(slot) + " " + address_of(map, map.migrating_to(s));
+  }
+  if (importing && query.asking) {
+    if (multiple_keys && missing_keys > 0) return std::string(kTryAgain);
+    return std::nullopt;
+  }
+  const int owner = map.owner(s);
   if (owner == ClusterMap::kMyself) return std::nullopt;
-  const ClusterNode& node = map.nodes()[static_cast<std::size_t>(owner)];
-  return "MOVED " + std::to_string(slot) + " " + node.ip + ":" + std::to_string(node.port);
+  return "MOVED " + std::to_string(slot) + " " + address_of(map, owner);
 }
 
 }  // namespace chronocached

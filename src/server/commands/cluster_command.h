@@ -10,6 +10,7 @@
 
 #include "server/cluster/cluster_map.h"
 #include "server/commands/command.h"
+#include "server/store/keyspace.h"
 
 namespace chronocached {
 
@@ -20,10 +21,11 @@ std::span<const CommandSpec> cluster_commands();
 // (about 40 instructions a request fewer than the general check).
 inline bool one_key_served_here(const ClusterMap& map, const CommandSpec& spec,
                                 std::span<const std::string_view> args) {
-  return spec.first_key > 0 && spec.last_key == spec.first_key &&
-         static_cast<std::size_t>(spec.first_key) < args.size() && map.covers_all_slots() &&
-         map.owner(key_hash_slot(args[static_cast<std::size_t>(spec.first_key)])) ==
-             ClusterMap::kMyself;
+  if (spec.first_key <= 0 || spec.last_key != spec.first_key ||
+      static_cast<std::size_t>(spec.first_key) >= args.size() || !map.covers_all_slots())
+    return false;
+  const std::uint32_t slot = key_hash_slot(args[static_cast<std::size_t>(spec.first_key)]);
+  return map.owner(slot) == ClusterMap::kMyself && (!map.has_open_slots() || !map.is_open(slot));
 }
 
 // A command and its arguments, for the redirection check.
@@ -32,10 +34,22 @@ struct KeyedCommand {
   std::span<const std::string_view> args;
 };
 
-// Where these commands (one, or EXEC's queue) must go instead of running here, as Redis's error
-// reply ("MOVED 3999 127.0.0.1:6381", "CROSSSLOT ...", "CLUSTERDOWN ..."); nullopt to run them
-// here. Every key of every command must hash to one slot, served here.
+// What the redirection check needs beside the map: the commands (one, or EXEC's queue), and,
+// for a slot in migration, whether the client sent ASKING (or the command acts as if it had:
+// RESTORE-ASKING) and which keys are here.
+struct RedirectionQuery {
+  std::span<const KeyedCommand> commands;
+  bool asking = false;
+  const Db* db = nullptr;  // database 0, the only one in cluster mode
+  chronocache::TimePoint now{};
+};
+
+// Where these commands must go instead of running here, as Redis's error reply ("MOVED 3999
+// 127.0.0.1:6381", "ASK ...", "CROSSSLOT ...", "TRYAGAIN ...", "CLUSTERDOWN ..."); nullopt to run
+// them here. Every key of every command must hash to one slot; it runs here when this node
+// serves the slot (and, while the slot migrates away, holds every key), or imports it and the
+// client asked.
 std::optional<std::string> cluster_redirection(const ClusterMap& map,
-                                               std::span<const KeyedCommand> commands);
+                                               const RedirectionQuery& query);
 
 }  // namespace chronocached

@@ -32,6 +32,7 @@ enum CommandFlag : std::uint32_t {
   kMayReplicate = 1u << 12,
   kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
   kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
+  kAsking = 1u << 15,       // served in a slot being imported as if ASKING (RESTORE-ASKING)
 };
 
 struct CommandContext {

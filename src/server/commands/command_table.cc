@@ -247,12 +247,17 @@ bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
 
 // Cluster mode: the command's keys, or for EXEC those of every queued command, checked together.
 std::optional<std::string> redirection(const CommandContext& ctx, const ResolvedCommand& command,
-                                       bool is_exec) {
+                                       bool is_exec, bool asking) {
   if (!is_exec && one_key_served_here(*ctx.server.cluster, *command.spec, ctx.args)) [[likely]]
     return std::nullopt;
+  RedirectionQuery query;
+  query.asking = asking || (command.spec->flags & kAsking) != 0;
+  query.db = &ctx.server.keyspace.db(0);
+  query.now = ctx.now;
   if (!is_exec) {
     const KeyedCommand keyed{command.spec, ctx.args};
-    return cluster_redirection(*ctx.server.cluster, std::span(&keyed, 1));
+    query.commands = std::span(&keyed, 1);
+    return cluster_redirection(*ctx.server.cluster, query);
   }
   if (!ctx.client.in_multi) return std::nullopt;  // EXEC without MULTI: its own error
   std::vector<std::vector<std::string_view>> args;
@@ -264,7 +269,8 @@ std::optional<std::string> redirection(const CommandContext& ctx, const Resolved
     std::string ignored;
     if (resolve(args.back(), resolved, ignored)) queued.push_back({resolved.spec, args.back()});
   }
-  return cluster_redirection(*ctx.server.cluster, queued);
+  query.commands = queued;
+  return cluster_redirection(*ctx.server.cluster, query);
 }
 
 }  // namespace
@@ -359,7 +365,13 @@ bool execute(CommandContext& ctx) {
   // does after the auth check. Keyless commands run whatever the map says.
   if (ctx.server.cluster) [[unlikely]] {
     const bool is_exec = command.top->name == "exec";
-    if (std::optional<std::string> elsewhere = redirection(ctx, command, is_exec)) {
+    // ASKING lasts one command, or to the end of a transaction it precedes (Redis's resetClient
+    // clears it after a command that leaves the client outside MULTI).
+    const bool asking = ctx.client.cluster_asking;
+    const bool in_multi_after = ctx.client.in_multi ? !is_exec && command.top->name != "discard"
+                                                    : command.top->name == "multi";
+    if (!in_multi_after) ctx.client.cluster_asking = false;
+    if (std::optional<std::string> elsewhere = redirection(ctx, command, is_exec, asking)) {
       ++stats_of(ctx.server.stats, command.ordinal).rejected_calls;
       if (is_exec) {
         leave_multi(ctx);  // the whole transaction goes, and the reply is the redirection

@@ -31,6 +31,7 @@
 #include "chronocache/base/hash.h"
 #include "chronocache/memory/heap_bytes.h"
 #include "chronocache/memory/record_arena.h"
+#include "server/base/hash_slot.h"
 
 namespace chronocached {
 
@@ -156,11 +157,26 @@ class Blob {
 // Transparent hashing and equality on the key, so the table is probed with a std::string_view
 // and builds no Blob to look up. The seed is drawn per process (hash flooding: a client that
 // could predict the hash could aim every key at one segment).
+//
+// In cluster mode the hash also indexes keys by their cluster hash slot, at no cost in memory: the
+// slot takes the hash's top 14 bits, the bits the table picks a segment by, so the keys of one
+// slot sit in the segments of one hash prefix and are walked without the rest of the keyspace
+// (Db::for_each_in_slot). The other 50 bits are the seeded hash's, for the probes.
 struct BlobHash {
   using is_transparent = void;
+  static constexpr unsigned kSlotBits = 14;
+  static_assert(kClusterSlots == 1u << kSlotBits);
+  BlobHash() = default;
+  explicit BlobHash(std::uint64_t hash_seed, bool cluster_slots = false) noexcept
+      : seed(hash_seed), slot_prefixed(cluster_slots) {}
+
   std::uint64_t seed = 0;
+  bool slot_prefixed = false;  // cluster mode
   std::uint64_t operator()(std::string_view s) const noexcept {
-    return chronocache::hash_bytes(s.data(), s.size(), seed);
+    const std::uint64_t h = chronocache::hash_bytes(s.data(), s.size(), seed);
+    if (!slot_prefixed) [[likely]]
+      return h;
+    return (std::uint64_t{key_hash_slot(s)} << (64 - kSlotBits)) | (h >> kSlotBits);
   }
   std::uint64_t operator()(const Blob& b) const noexcept { return (*this)(b.key()); }
 };

@@ -186,6 +186,18 @@ TEST(Blob, CopiesAreDeepAndMovesLeaveAnEmptyBlob) {
   EXPECT_EQ(a.heap_bytes(), 0u);  // NOLINT(bugprone-use-after-move): moved-from is empty
 }
 
+// Cluster mode's hash carries the key's hash slot in its top 14 bits (so a slot's keys share a
+// hash prefix), and keeps the seeded hash's bits below.
+TEST(BlobHashAndEq, InClusterModeTheTopBitsAreTheKeysHashSlot) {
+  const BlobHash plain(7);
+  const BlobHash cluster(7, /*cluster_slots=*/true);
+  for (const std::string_view key : {"foo", "{user1000}.following", "", "a{}b"}) {
+    EXPECT_EQ(cluster(key) >> 50, key_hash_slot(key)) << key;
+    EXPECT_EQ(cluster(key) & ((std::uint64_t{1} << 50) - 1), plain(key) >> 14) << key;
+  }
+  EXPECT_EQ(key_hash_slot("foo"), 12182u);  // redis-server's CLUSTER KEYSLOT foo
+}
+
 TEST(BlobHashAndEq, CompareAndHashByKeyOnly) {
   const BlobHash hash{12345};
   const BlobEq eq;

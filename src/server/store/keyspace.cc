@@ -29,13 +29,13 @@ void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
     if (w.db == db && w.key == key) dirty_[w.client] = true;
 }
 
-Db::Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
+Db::Db(std::size_t index, BlobHash key_hash, WatchRegistry& watches, std::uint64_t& changes,
        chronocache::RecordArena& arena, LoopClock clock)
     : index_(index),
       watches_(&watches),
       changes_(&changes),
       arena_(&arena),
-      engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, BlobHash{hash_seed})) {}
+      engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, key_hash)) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
   engine_->upsert_prehashed(key, hashed(key), now, chronocache::Access::kPeek,
@@ -112,12 +112,12 @@ void Db::swap_contents(Db& other) noexcept {
   ++other.deadline_writes_;
 }
 
-Keyspace::Keyspace(std::size_t databases, std::uint64_t hash_seed,
+Keyspace::Keyspace(std::size_t databases, BlobHash key_hash,
                    const chronocache::TimePoint* batch_now) {
   dbs_.reserve(databases);
   for (std::size_t i = 0; i < databases; ++i)
     dbs_.push_back(
-        std::make_unique<Db>(i, hash_seed, watches_, changes_, *arena_, LoopClock(batch_now)));
+        std::make_unique<Db>(i, key_hash, watches_, changes_, *arena_, LoopClock(batch_now)));
 }
 
 void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {

@@ -103,7 +103,8 @@ class Db {
  public:
   // `changes`: the keyspace's change counter, which every write here advances. `arena`: where
   // records are packed (the keyspace's, shared by its databases, so SWAPDB moves no record).
-  Db(std::size_t index, std::uint64_t hash_seed, WatchRegistry& watches, std::uint64_t& changes,
+  // `key_hash`: the table's hash (seeded; slot-prefixed in cluster mode, blob.h).
+  Db(std::size_t index, BlobHash key_hash, WatchRegistry& watches, std::uint64_t& changes,
      chronocache::RecordArena& arena, LoopClock clock);
 
   // ---- Reads ------------------------------------------------------------------------------
@@ -260,6 +261,15 @@ class Db {
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
     return engine_->scan(cursor, slots, now, [&](const Blob& r, NoValue) { fn(r.key(), r); });
   }
+  // Cluster mode only (a slot-prefixed hash): calls fn(std::string_view key, const Blob& value)
+  // for each live key of hash slot `slot` until fn returns false. The work is that slot's keys
+  // (plus, while the database is small, the rest of one table segment), not the keyspace.
+  template <class Fn>
+  void for_each_in_slot(std::uint32_t slot, TimePoint now, Fn&& fn) const {
+    CC_ASSERT(engine_->hash_function().slot_prefixed && slot < kClusterSlots);
+    engine_->for_each_live_with_hash_prefix(slot, BlobHash::kSlotBits, now,
+                                            [&](const Blob& r, NoValue) { return fn(r.key(), r); });
+  }
   std::optional<std::string_view> random_key(std::uint64_t random, TimePoint now) const {
     const Blob* record = engine_->sample_key(random, now);
     if (record == nullptr) return std::nullopt;
@@ -356,7 +366,9 @@ class Db {
 class Keyspace {
  public:
   // `batch_now`: where the event loop keeps the time of its current batch (LoopClock).
-  Keyspace(std::size_t databases, std::uint64_t hash_seed,
+  // `key_hash`: every database's table hash (BlobHash: seeded, and slot-prefixed in cluster
+  // mode so each database indexes its keys by hash slot).
+  Keyspace(std::size_t databases, BlobHash key_hash,
            const chronocache::TimePoint* batch_now = nullptr);
   std::size_t count() const { return dbs_.size(); }
   Db& db(std::size_t index) { return *dbs_[index]; }

@@ -18,7 +18,7 @@ using Result = MemoryBudget::EvictResult;
 
 class MemoryBudgetTest : public testing::Test {
  protected:
-  MemoryBudgetTest() : keyspace_(2, 42, &now_), budget_(keyspace_) {}
+  MemoryBudgetTest() : keyspace_(2, BlobHash(42), &now_), budget_(keyspace_) {}
 
   void configure(MaxmemoryPolicy policy, std::size_t maxmemory) {
     MemoryBudget::Settings s;

@@ -21,7 +21,7 @@ const std::string kValue(16, 'v');
 
 class RecordCompactorTest : public testing::Test {
  protected:
-  RecordCompactorTest() : keyspace_(1, 42, &now_), compactor_(keyspace_) {
+  RecordCompactorTest() : keyspace_(1, BlobHash(42), &now_), compactor_(keyspace_) {
     RecordCompactor::Settings settings;
     settings.ignore_bytes = 0;
     compactor_.configure(settings);

@@ -1,6 +1,6 @@
 // Slots as redis-server 7.0.15's CLUSTER KEYSLOT answers them (checked against it), and the
 // CRC's standard check value.
-#include "server/cluster/hash_slot.h"
+#include "server/base/hash_slot.h"
 
 #include <gtest/gtest.h>
 
