@@ -29,6 +29,7 @@
 #include "server/base/logger.h"
 #include "server/client_state.h"
 #include "server/cluster/cluster_map.h"
+#include "server/cluster/peer_connection.h"
 #include "server/config/server_config.h"
 #include "server/persist/snapshots.h"
 #include "server/store/batch_clock.h"
@@ -255,6 +256,14 @@ struct ServerState {
   // change. Empty when cluster mode is off.
   std::optional<ClusterMap> cluster;
   std::string cluster_config_path;
+  // MIGRATE's connections to its targets ("host:port"), kept between calls as Redis keeps them:
+  // a reshard sends one MIGRATE per batch of keys to the same target.
+  struct MigrateTarget {
+    PeerConnection connection;
+    std::int64_t last_used_ms = 0;
+    long long selected_db = -1;  // what the target has SELECTed for us (-1: unknown)
+  };
+  std::map<std::string, MigrateTarget> migrate_targets;
 };
 
 }  // namespace chronocached

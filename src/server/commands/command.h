@@ -81,5 +81,6 @@ std::span<const CommandSpec> admin_commands();
 std::span<const CommandSpec> connection_commands();
 std::span<const CommandSpec> transaction_commands();
 std::span<const CommandSpec> debug_commands();
+std::span<const CommandSpec> migrate_commands();
 
 }  // namespace chronocached

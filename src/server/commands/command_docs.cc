@@ -36,6 +36,7 @@ constexpr FlagName kFlagNames[] = {
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
     {kAllowBusy, "allow_busy"},
+    {kMovableKeys, "movablekeys"},
 };
 
 // Redis's ACL category order (acl.c ACLCommandCategories).

@@ -1,0 +1,199 @@
+#include "server/cluster/peer_connection.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+namespace chronocached {
+namespace {
+
+constexpr std::size_t kMaxBulk = std::size_t{512} << 20;  // Redis's proto-max-bulk-len
+
+int to_poll_ms(std::chrono::milliseconds timeout) {
+  return static_cast<int>(std::max<std::chrono::milliseconds::rep>(timeout.count(), 0));
+}
+
+}  // namespace
+
+void append_request(std::string& out, std::span<const std::string_view> args) {
+  out.append("*").append(std::to_string(args.size())).append("\r\n");
+  for (const std::string_view arg : args)
+    out.append("$").append(std::to_string(arg.size())).append("\r\n").append(arg).append("\r\n");
+}
+
+std::optional<PeerConnection> PeerConnection::open(const std::string& ip, int port,
+                                                   std::chrono::milliseconds timeout,
+                                                   std::string& error) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
+  if (inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<std::uint16_t>(port));
+    length = sizeof(sockaddr_in);
+  } else if (inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    length = sizeof(sockaddr_in6);
+  } else {
+    error = "not an IP address";
+    return std::nullopt;
+  }
+  const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  PeerConnection connection(fd);
+  errno = 0;
+  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), length) == 0 ||
+                         (errno == EINPROGRESS && connection.wait(POLLOUT, timeout));
+  if (!connected) {
+    error = std::strerror(errno != 0 ? errno : ETIMEDOUT);
+    return std::nullopt;
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return connection;
+}
+
+PeerConnection::PeerConnection(PeerConnection&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), buffer_(std::move(other.buffer_)) {}
+
+PeerConnection& PeerConnection::operator=(PeerConnection&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    buffer_ = std::move(other.buffer_);
+  }
+  return *this;
+}
+
+PeerConnection::~PeerConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+// Waits for `events`; false with errno set (ETIMEDOUT, or the socket's pending error).
+bool PeerConnection::wait(short events, std::chrono::milliseconds timeout) {
+  pollfd p{fd_, events, 0};
+  const int n = poll(&p, 1, to_poll_ms(timeout));
+  if (n == 0) errno = ETIMEDOUT;
+  if (n == 1 && (p.revents & (POLLERR | POLLNVAL)) != 0) {
+    int pending = 0;
+    socklen_t size = sizeof pending;
+    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &pending, &size);
+    errno = pending != 0 ? pending : ECONNRESET;
+    return false;
+  }
+  return n == 1;
+}
+
+bool PeerConnection::send(std::string_view bytes, std::chrono::milliseconds timeout,
+                          std::string& error) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if ((n < 0 && errno != EAGAIN && errno != EINTR) || left.count() <= 0 || !wait(POLLOUT, left)) {
+      if (left.count() <= 0) errno = ETIMEDOUT;
+      error = std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::size_t PeerConnection::complete_reply_length(PeerReply& reply, bool& malformed) const {
+  const std::string_view in = buffer_;
+  const std::size_t line_end = in.find("\r\n");
+  if (line_end == std::string_view::npos) return 0;
+  const std::string_view line = in.substr(1, line_end - 1);
+  switch (in[0]) {
+    case '+':
+      reply = {PeerReply::Kind::kSimple, std::string(line)};
+      return line_end + 2;
+    case '-':
+      reply = {PeerReply::Kind::kError, std::string(line)};
+      return line_end + 2;
+    case ':':
+      reply = {PeerReply::Kind::kInteger, std::string(line)};
+      return line_end + 2;
+    case '_':
+      reply = {PeerReply::Kind::kNil, ""};
+      return line_end + 2;
+    case '$':
+    case '=': {
+      if (line == "-1") {
+        reply = {PeerReply::Kind::kNil, ""};
+        return line_end + 2;
+      }
+      std::size_t length = 0;
+      const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), length);
+      if (ec != std::errc() || end != line.data() + line.size() || length > kMaxBulk) {
+        malformed = true;
+        return 0;
+      }
+      if (in.size() < line_end + 2 + length + 2) return 0;
+      std::string_view text = in.substr(line_end + 2, length);
+      if (in[0] == '=') text.remove_prefix(std::min<std::size_t>(4, text.size()));  // "txt:"
+      reply = {PeerReply::Kind::kBulk, std::string(text)};
+      return line_end + 2 + length + 2;
+    }
+    default:
+      reply = {PeerReply::Kind::kOther, std::string(in.substr(0, line_end))};
+      return line_end + 2;
+  }
+}
+
+std::optional<PeerReply> PeerConnection::read_reply(std::chrono::milliseconds timeout,
+                                                    std::string& error) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    PeerReply reply;
+    bool malformed = false;
+    if (const std::size_t used = complete_reply_length(reply, malformed); used > 0) {
+      buffer_.erase(0, used);
+      return reply;
+    }
+    if (malformed) {
+      error = "malformed reply";
+      return std::nullopt;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !wait(POLLIN, left)) {
+      if (left.count() <= 0) errno = ETIMEDOUT;
+      error = std::strerror(errno);
+      return std::nullopt;
+    }
+    char chunk[16384];
+    const ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
+    if (n == 0) {
+      errno = ECONNRESET;
+      error = "connection closed";
+      return std::nullopt;
+    }
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      error = std::strerror(errno);
+      return std::nullopt;
+    }
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace chronocached

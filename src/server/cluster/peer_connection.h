@@ -1,0 +1,57 @@
+// PeerConnection: a blocking client connection from this node to another Redis-protocol server,
+// for the few commands that must talk to a peer before they answer (CLUSTER MEET asks the peer's
+// view; MIGRATE hands keys over). Every step waits at most its timeout, so a peer that is gone or
+// silent costs the command that long and no more; Redis's MIGRATE blocks its server the same way.
+//
+// It reads only the replies those commands get: a simple string, an error, an integer, a bulk or
+// verbatim string (arrays and the rest are reported as kOther, unread beyond their first line).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace chronocached {
+
+struct PeerReply {
+  enum class Kind : std::uint8_t { kSimple, kError, kInteger, kBulk, kNil, kOther };
+  Kind kind = Kind::kOther;
+  std::string text;  // the line without its type byte, or the bulk's bytes ("txt:" dropped)
+};
+
+class PeerConnection {
+ public:
+  // nullopt with `error` (strerror's text, or "not an IP address") when `ip`:`port` cannot be
+  // reached within `timeout`.
+  static std::optional<PeerConnection> open(const std::string& ip, int port,
+                                            std::chrono::milliseconds timeout, std::string& error);
+  PeerConnection(PeerConnection&& other) noexcept;
+  PeerConnection& operator=(PeerConnection&& other) noexcept;
+  PeerConnection(const PeerConnection&) = delete;
+  PeerConnection& operator=(const PeerConnection&) = delete;
+  ~PeerConnection();
+
+  // Writes all of `bytes` (several commands at once, if they were appended together). False,
+  // with `error`, on a failure or the timeout; errno is kept for the caller (ETIMEDOUT).
+  bool send(std::string_view bytes, std::chrono::milliseconds timeout, std::string& error);
+  // The next reply; nullopt, with `error`, on a failure, the timeout, or a reply over 512 MiB.
+  std::optional<PeerReply> read_reply(std::chrono::milliseconds timeout, std::string& error);
+
+ private:
+  explicit PeerConnection(int fd) noexcept : fd_(fd) {}
+  bool wait(short events, std::chrono::milliseconds timeout);
+  // The length of the next complete reply in buffer_, or 0 while more must arrive.
+  std::size_t complete_reply_length(PeerReply& reply, bool& malformed) const;
+
+  int fd_ = -1;
+  std::string buffer_;  // received and not yet returned
+};
+
+// Appends one command as a RESP multibulk request.
+void append_request(std::string& out, std::span<const std::string_view> args);
+
+}  // namespace chronocached
