@@ -32,6 +32,7 @@ enum CommandFlag : std::uint32_t {
   kMayReplicate = 1u << 12,
   kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
   kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
+  kAsking = 1u << 15,       // served as if the client had sent ASKING (RESTORE-ASKING, MIGRATE's)
 };
 
 struct CommandContext {
@@ -80,5 +81,6 @@ std::span<const CommandSpec> admin_commands();
 std::span<const CommandSpec> connection_commands();
 std::span<const CommandSpec> transaction_commands();
 std::span<const CommandSpec> debug_commands();
+std::span<const CommandSpec> dump_restore_commands();
 
 }  // namespace chronocached

@@ -32,6 +32,7 @@ constexpr FlagName kFlagNames[] = {
     {kStale, "stale"},
     {kSkipMonitor, "skip_monitor"},
     {kSkipSlowlog, "skip_slowlog"},
+    {kAsking, "asking"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
     {kAllowBusy, "allow_busy"},

@@ -28,9 +28,9 @@ std::uint32_t name_hash(std::string_view name) {
 class Registry {
  public:
   Registry() {
-    for (auto family :
-         {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
-          connection_commands(), transaction_commands(), debug_commands(), cluster_commands()}) {
+    for (auto family : {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
+                        connection_commands(), transaction_commands(), debug_commands(),
+                        cluster_commands(), dump_restore_commands()}) {
       for (const CommandSpec& spec : family) add(spec);
     }
   }
