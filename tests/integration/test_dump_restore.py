@@ -5,7 +5,7 @@ PEXPIRETIME, WATCH, INFO and COMMAND are not, and those tests are marked direct.
 
 The payload is ChronoCache's own (docs/design/server.md, "DUMP payload"): a type byte, the value,
 format version 0xCC01 and an XXH3-64 checksum. Replies and error texts are Redis 7.0.15's, checked
-against a real redis-server; tests/compat/test_dump_restore.py compares them byte for byte. Time
+against a real redis-server; tests/compat/test_restore_parity.py compares them byte for byte. Time
 moves with DEBUG ADVANCE-CLOCK, never sleeps.
 """
 import struct
