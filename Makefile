@@ -25,6 +25,7 @@
 #   make fuzz   fuzz the RESP parser and command dispatch (FUZZ_SECONDS, default 60)
 #   make fuzz-snapshot  fuzz the snapshot loader (FUZZ_SECONDS, default 60)
 #   make fuzz-http  fuzz the metrics endpoint's HTTP request reader (FUZZ_SECONDS, default 60)
+#   make fuzz-dump  fuzz RESTORE's DUMP payload decoder (FUZZ_SECONDS, default 60)
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -45,7 +46,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster report sim fuzz fuzz-snapshot fuzz-http fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -240,6 +241,7 @@ report: build-release
 #   resp_fuzz      every server source but main.cc: parser and command dispatch
 #   snapshot_fuzz  the snapshot loader
 #   http_fuzz      the metrics endpoint's HTTP request reader
+#   dump_payload_fuzz  RESTORE's DUMP payload decoder
 # New inputs that grow coverage collect in build/fuzz/corpus and build/fuzz/snapshot-corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_CXX := clang++-14
@@ -260,6 +262,9 @@ SNAPSHOT_FUZZ_RUN := -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_s
 HTTP_FUZZ_BIN := build/fuzz/http_fuzz
 HTTP_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,src/server/net/http_request.cc tests/fuzz/http_fuzz.cc)
 HTTP_FUZZ_RUN := -max_len=12000 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+DUMP_FUZZ_BIN := build/fuzz/dump_payload_fuzz
+DUMP_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,src/persistence/dump_payload.cc tests/fuzz/dump_payload_fuzz.cc)
+DUMP_FUZZ_RUN := -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 build/fuzz/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -274,7 +279,11 @@ $(SNAPSHOT_FUZZ_BIN): $(SNAPSHOT_FUZZ_OBJECTS)
 $(HTTP_FUZZ_BIN): $(HTTP_FUZZ_OBJECTS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@
 
--include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d) $(HTTP_FUZZ_OBJECTS:.o=.d)
+$(DUMP_FUZZ_BIN): $(DUMP_FUZZ_OBJECTS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ -lxxhash
+
+-include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d) $(HTTP_FUZZ_OBJECTS:.o=.d) \
+  $(DUMP_FUZZ_OBJECTS:.o=.d)
 
 fuzz: setup $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
@@ -291,17 +300,26 @@ fuzz-http: setup $(HTTP_FUZZ_BIN)
 	$(HTTP_FUZZ_BIN) $(HTTP_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build/fuzz/http- build/fuzz/http-corpus tests/fuzz/http_corpus
 
-# Ten seconds each from the checked-in seeds (five for the small HTTP reader): a crash or
-# sanitizer report fails make test.
-fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN)
-	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus
-	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus
+fuzz-dump: setup $(DUMP_FUZZ_BIN)
+	@mkdir -p build/fuzz/dump-corpus
+	$(DUMP_FUZZ_BIN) $(DUMP_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build/fuzz/dump- build/fuzz/dump-corpus tests/fuzz/dump_payload_corpus
+
+# Ten seconds each from the checked-in seeds (five for the small HTTP reader and the DUMP
+# payload decoder): a crash or sanitizer report fails make test.
+fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN) $(DUMP_FUZZ_BIN)
+	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus \
+	  build/fuzz/dump-smoke-corpus
+	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus \
+	  build/fuzz/dump-smoke-corpus
 	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/ \
 	  build/fuzz/smoke-corpus tests/fuzz/corpus
 	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/snapshot- \
 	  build/fuzz/snapshot-smoke-corpus tests/fuzz/snapshot_corpus
 	$(HTTP_FUZZ_BIN) $(HTTP_FUZZ_RUN) -max_total_time=5 -artifact_prefix=build/fuzz/http- \
 	  build/fuzz/http-smoke-corpus tests/fuzz/http_corpus
+	$(DUMP_FUZZ_BIN) $(DUMP_FUZZ_RUN) -max_total_time=5 -artifact_prefix=build/fuzz/dump- \
+	  build/fuzz/dump-smoke-corpus tests/fuzz/dump_payload_corpus
 
 clean:
 	rm -rf build

@@ -32,7 +32,8 @@ enum CommandFlag : std::uint32_t {
   kMayReplicate = 1u << 12,
   kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
   kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
-  kAsking = 1u << 15,       // served in a slot being imported as if ASKING (RESTORE-ASKING)
+  kAsking = 1u << 15,       // served as if the client had sent ASKING (RESTORE-ASKING, MIGRATE's)
+  kMovableKeys = 1u << 16,  // keys beyond first..last (MIGRATE's KEYS): found by the command
 };
 
 struct CommandContext {
@@ -81,6 +82,7 @@ std::span<const CommandSpec> admin_commands();
 std::span<const CommandSpec> connection_commands();
 std::span<const CommandSpec> transaction_commands();
 std::span<const CommandSpec> debug_commands();
+std::span<const CommandSpec> dump_restore_commands();
 std::span<const CommandSpec> migrate_commands();
 
 }  // namespace chronocached

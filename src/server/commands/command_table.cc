@@ -30,7 +30,7 @@ class Registry {
   Registry() {
     for (auto family : {string_commands(), keyspace_commands(), ttl_commands(), admin_commands(),
                         connection_commands(), transaction_commands(), debug_commands(),
-                        cluster_commands(), migrate_commands()}) {
+                        cluster_commands(), dump_restore_commands(), migrate_commands()}) {
       for (const CommandSpec& spec : family) add(spec);
     }
   }

@@ -84,6 +84,15 @@ inline constexpr std::string_view kNotInt32 =
 inline constexpr std::string_view kInvalidFirstDb = "ERR invalid first DB index";
 inline constexpr std::string_view kInvalidSecondDb = "ERR invalid second DB index";
 
+// DUMP, RESTORE (kDumpPayload is Redis's one text for a short payload, another version and a
+// checksum mismatch alike)
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kInvalidTtl = "ERR Invalid TTL value, must be >= 0";
+inline constexpr std::string_view kDumpPayload = "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kBadDataFormat = "ERR Bad data format";
+inline constexpr std::string_view kInvalidIdletime = "ERR Invalid IDLETIME value, must be >= 0";
+inline constexpr std::string_view kInvalidFreq = "ERR Invalid FREQ value, must be >= 0 and <= 255";
+
 // OBJECT
 inline constexpr std::string_view kNoLfuPolicy =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
