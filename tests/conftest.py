@@ -214,6 +214,31 @@ def redis_server_binary():
     return path
 
 
+@pytest.fixture
+def start_redis_server(redis_server_binary):
+    """start_redis_server('--cluster-enabled', 'yes') -> a real redis-server 7 on a free port, in
+    memory: the reference a test compares our replies with. Stopped when the test ends."""
+    started = []
+
+    def start(*extra):
+        last_error = None
+        for _ in range(3):  # free_port() can race with another process taking the port
+            port = free_port()
+            try:
+                s = ServerProcess([redis_server_binary, "--port", str(port), "--bind", "127.0.0.1",
+                                   "--save", "", "--appendonly", "no", *extra],
+                                  port_from_log=False, port=port)
+                started.append(s)
+                return s
+            except RuntimeError as e:
+                last_error = e
+        pytest.fail(f"redis-server did not start: {last_error}")
+
+    yield start
+    for s in started:
+        s.stop()
+
+
 @pytest.fixture(scope="session")
 def redis_server(redis_server_binary):
     """The reference: a real redis-server 7 on a free port, in memory, for the whole session."""

@@ -11,8 +11,7 @@ import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 from redis.crc import key_slot
-from conftest import ServerProcess
-from support import error_of, free_port, read_exactly, send
+from support import error_of, read_exactly, send
 
 THIRDS = [(0, 5460), (5461, 10922), (10923, 16383)]
 SLOT_OF_FOO = 12182  # CLUSTER KEYSLOT foo
@@ -315,29 +314,14 @@ def test_a_slots_keys_are_counted_and_listed_without_the_others(start_node):
 
 
 @pytest.fixture
-def redis_node(redis_server_binary, tmp_path):
+def redis_node(start_redis_server, tmp_path):
     """redis_node(name) -> a real redis-server 7 in cluster mode, the reference for replies."""
-    started = []
-
     def start(name):
         directory = tmp_path / ("redis-" + name)
         directory.mkdir()
-        for _ in range(3):  # free_port() can race with another process taking the port
-            port = free_port()
-            try:
-                node = ServerProcess([redis_server_binary, "--port", str(port), "--bind",
-                                      "127.0.0.1", "--save", "", "--appendonly", "no",
-                                      "--cluster-enabled", "yes", "--dir", str(directory)],
-                                     port_from_log=False, port=port)
-                started.append(node)
-                return node
-            except RuntimeError:
-                continue
-        pytest.fail("redis-server did not start in cluster mode")
+        return start_redis_server("--cluster-enabled", "yes", "--dir", str(directory))
 
-    yield start
-    for node in started:
-        node.stop()
+    return start
 
 
 def wait_for(condition, what, seconds=10):

@@ -97,6 +97,7 @@ ServerState::MigrateTarget* connect_target(CommandContext& ctx, const MigrateReq
   }
   const std::optional<std::int64_t> port = parse_int64(request.port);
   std::string error;
+  errno = ECONNREFUSED;  // what a port no server could listen on amounts to
   std::optional<PeerConnection> connection =
       port && *port > 0 && *port <= 65535
           ? PeerConnection::open(std::string(request.host), static_cast<int>(*port),
@@ -130,8 +131,11 @@ void migrate(CommandContext& ctx) {
   // A cached connection the target closed fails at once: one more try on a fresh one.
   for (bool may_retry = true;; may_retry = false) {
     ServerState::MigrateTarget* target = connect_target(ctx, *request, name);
-    if (target == nullptr)
+    // Redis's blocking connect reports only a timeout; a refused connection fails at the write.
+    if (target == nullptr && errno == ETIMEDOUT)
       return ctx.reply.error("IOERR error or timeout connecting to the client");
+    if (target == nullptr)
+      return ctx.reply.error("IOERR error or timeout writing to target instance");
     std::string out;
     if (request->password) {
       std::vector<std::string_view> auth = {"AUTH"};
