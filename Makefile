@@ -18,6 +18,7 @@
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make bench-observability  latency tracking's and /metrics scraping's cost to the server
 #   make bench-cluster  what cluster mode costs a request (instructions and CPU, on against off)
+#   make bench-reshard  redis-cli --cluster reshard of 1 000 slots / 1 M keys under a writer, vs redis-server
 #   make report  run the suite against the peers and write docs/report/ (tables and plots);
 #               REPORT=quick finishes in under 10 minutes
 #   make sim ARGS="TRACE [flags]"  run chronocache-sim, the trace-driven simulator, on any trace
@@ -46,7 +47,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -215,6 +216,12 @@ bench-observability: build-release
 # against a build from before cluster mode: BENCH_ARGS="--baseline /path/to/chronocached").
 bench-cluster: build-release
 	python3 bench/server/run_cluster_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
+# A live reshard timed beside redis-server's: 1 000 slots holding 1 M keys move between two of
+# three nodes while a RedisCluster client writes (BENCH_ARGS="--slots 100 --keys 20000" for a
+# quick run). Needs redis-py, from setup's venv.
+bench-reshard: build-release
+	$(PYTHON) bench/server/run_reshard_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 
 # Hit ratios of every policy on every sample trace at the reference tables' sizes, joined with
 # libCacheSim's and Caffeine's numbers (markdown on stdout; CSV, PNGs and the table in build/hitratio).

@@ -13,6 +13,7 @@ its reason.
 """
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -90,6 +91,22 @@ class ServerProcess:
                 return
         self.stop()
         raise RuntimeError("server did not start: " + "".join(self.log))
+
+    def log_lines(self):
+        """The log so far, with what the server has written since read in (without waiting):
+        for a test that waits on something the server only logs."""
+        fd = self.proc.stdout.fileno()
+        pending = ""
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            pending += chunk.decode(errors="replace")
+            *lines, pending = pending.split("\n")
+            self.log.extend(line + "\n" for line in lines)
+        if pending:
+            self.log.append(pending)
+        return self.log
 
     def client(self, protocol=2, **kwargs):
         return redis.Redis(host="127.0.0.1", port=self.port, protocol=protocol,
@@ -222,8 +239,9 @@ def start_redis_server(redis_server_binary):
 
     def start(*extra):
         last_error = None
+        cluster_bus = "--cluster-enabled" in extra  # binds port + 10000 too
         for _ in range(3):  # free_port() can race with another process taking the port
-            port = free_port()
+            port = free_port(below=55536 if cluster_bus else 65536)
             try:
                 s = ServerProcess([redis_server_binary, "--port", str(port), "--bind", "127.0.0.1",
                                    "--save", "", "--appendonly", "no", *extra],

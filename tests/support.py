@@ -40,12 +40,16 @@ def read_exactly(sock, n, timeout=10.0):
     return data
 
 
-def free_port():
-    """A port nothing listens on now, for a program that cannot take a kernel-chosen one (it may
-    be taken before the program binds it: callers retry)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(below=65536):
+    """A port nothing listens on now, under `below`, for a program that cannot take a
+    kernel-chosen one (it may be taken before the program binds it: callers retry).
+    redis-server in cluster mode also binds port + 10000, so it needs one under 55536."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port < below:
+            return port
 
 
 def connect(port, host="127.0.0.1"):

@@ -218,6 +218,8 @@ bool Server::start_cluster(std::string& error) {
                     " slots assigned, config " + path);
   state_.cluster = std::move(map);
   state_.cluster_config_path = path;
+  handshakes_ = std::make_unique<ClusterHandshakes>(state_);
+  handshakes_->start();
   return true;
 }
 
@@ -254,6 +256,7 @@ void Server::run() {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   loops_[0]->run();
   for (std::thread& thread : threads) thread.join();
+  if (handshakes_) handshakes_->stop();
   log("warning", "chronocached is now ready to exit, bye bye...");
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "server/cluster_handshakes.h"
 #include "server/loop.h"
 #include "server/metrics_endpoint.h"
 #include "server/server_state.h"
@@ -45,6 +46,7 @@ class Server {
   void accept_from(int listen_fd);
 
   ServerState state_;
+  std::unique_ptr<ClusterHandshakes> handshakes_;  // cluster mode: MEETs carried out (after state_)
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::unique_ptr<MetricsEndpoint> metrics_;  // with metrics-port, on loop 0

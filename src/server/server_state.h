@@ -256,6 +256,10 @@ struct ServerState {
   // change. Empty when cluster mode is off.
   std::optional<ClusterMap> cluster;
   std::string cluster_config_path;
+  // MEETs answered and not yet carried out: the handshake thread (cluster_handshakes.h) asks
+  // each peer for its view, under no lock, and merges it. Woken by `meets_ready` (with `mu`).
+  std::vector<ClusterNode> pending_meets;
+  chronocache::CondVar meets_ready;
   // MIGRATE's connections to its targets ("host:port"), kept between calls as Redis keeps them:
   // a reshard sends one MIGRATE per batch of keys to the same target.
   struct MigrateTarget {

@@ -4,6 +4,7 @@ RedisCluster, redis-cli -c and redis-cli --cluster check. Error replies are Redi
 redis-server --cluster-enabled yes answers them (checked against one).
 """
 import subprocess
+import threading
 import time
 
 import pytest
@@ -34,11 +35,31 @@ def start_node(start_server, tmp_path):
 
 
 def meet_all(nodes):
+    """MEET between every pair, then wait until each node knows every other and all slots are
+    served (MEET answers at once; the handshake follows, as in Redis)."""
     for node in nodes:
         client = node.client(decode_responses=True)
         for other in nodes:
             if other is not node:
                 assert client.execute_command("CLUSTER", "MEET", "127.0.0.1", other.port) == "OK"
+    wait_until_joined(nodes)
+
+
+def wait_until_joined(nodes):
+    clients = [node.client(decode_responses=True) for node in nodes]
+    wait_for(lambda: all(f"cluster_known_nodes:{len(nodes)}" in c.execute_command("CLUSTER", "INFO")
+                         and "cluster_state:ok" in c.execute_command("CLUSTER", "INFO")
+                         for c in clients), "every node to know every other")
+
+
+def wait_for(condition, what, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("timed out waiting for " + what)
+        time.sleep(0.02)  # a handshake over sockets, on the nodes' own threads: no clock to inject
+
+
 
 
 @pytest.fixture
@@ -224,6 +245,10 @@ def test_slot_commands_answer_redis_errors(start_node):
     assert error_of(client, "SWAPDB", "0", "1") == "SWAPDB is not allowed in cluster mode"
 
 
+def slots_seen(client):
+    return [r[:2] for r in client.execute_command("CLUSTER", "SLOTS")]
+
+
 def test_meet_learns_a_peer_and_the_slots_it_serves(start_node, start_server):
     a, b = start_node("a"), start_node("b")
     ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
@@ -231,27 +256,68 @@ def test_meet_learns_a_peer_and_the_slots_it_serves(start_node, start_server):
     assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", a.port) == "OK"  # itself: nothing
     assert len(ca.execute_command("CLUSTER", "NODES").splitlines()) == 1
     assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
+    wait_for(lambda: slots_seen(ca) == [[7, 7]], "a to learn b's slot")
     assert ca.execute_command("CLUSTER", "SLOTS") == [[7, 7, ["127.0.0.1", b.port, node_id(cb),
                                                               []]]]
+    # The MEET is mutual: b learns a too, without being told.
+    wait_for(lambda: len(cb.execute_command("CLUSTER", "NODES").splitlines()) == 2,
+             "b to learn a")
     # The peer's own word on its slots is final: a second MEET follows what it serves now.
     assert cb.execute_command("CLUSTER", "DELSLOTS", 7) == "OK"
     assert cb.execute_command("CLUSTER", "ADDSLOTS", 8) == "OK"
     assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
-    assert [r[:2] for r in ca.execute_command("CLUSTER", "SLOTS")] == [[8, 8]]
-    # A slot both nodes claim is refused, and nothing changes.
+    wait_for(lambda: slots_seen(ca) == [[8, 8]], "a to see b's new slot")
+    # A slot both nodes claim is refused (and logged), and nothing changes.
     assert cb.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
     assert ca.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
-    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", b.port) == (
-        f"slot 9 is served both here and by 127.0.0.1:{b.port}")
-    assert [r[:2] for r in ca.execute_command("CLUSTER", "SLOTS")] == [[8, 8], [9, 9]]
-    # What is not a reachable cluster node is said so.
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
+    wait_for(lambda: any("slot 9 is served both here and by" in line for line in a.log_lines()),
+             "a to refuse the MEET")
+    assert slots_seen(ca) == [[8, 8], [9, 9]]
+    # What is not a reachable cluster node is logged so; nothing is learned.
     plain = start_server()
-    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", plain.port) == (
-        f"cannot read the cluster view of 127.0.0.1:{plain.port}: CLUSTER NODES answered "
-        "-ERR This instance has cluster support disabled")
-    b.stop()
-    assert error_of(ca, "CLUSTER", "MEET", "127.0.0.1", b.port).startswith(
-        f"cannot read the cluster view of 127.0.0.1:{b.port}: ")
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", plain.port) == "OK"
+    wait_for(lambda: any(f"CLUSTER MEET 127.0.0.1:{plain.port}: cannot read its view: CLUSTER "
+                         "NODES answered -ERR This instance has cluster support disabled" in line
+                         for line in a.log_lines()), "a to log the refusal")
+    assert len(ca.execute_command("CLUSTER", "NODES").splitlines()) == 2
+    # Bad addresses are refused at once, as Redis refuses them.
+    assert error_of(ca, "CLUSTER", "MEET", "nohost", 7000) == (
+        "Invalid node address specified: nohost:7000")
+
+
+def test_nodes_that_met_one_node_come_to_know_each_other(start_node):
+    nodes = [start_node(name) for name in ("a", "b", "c", "d")]
+    for node, (first, last) in zip(nodes, THIRDS):
+        assert node.client().execute_command("CLUSTER", "ADDSLOTSRANGE", first, last) == b"OK"
+    first = nodes[0].port
+    for node in nodes[1:]:  # as redis-cli --cluster create joins them: each meets the first
+        assert node.client().execute_command("CLUSTER", "MEET", "127.0.0.1", first) == b"OK"
+    wait_for(lambda: all(f"cluster_known_nodes:4" in n.client(decode_responses=True)
+                         .execute_command("CLUSTER", "INFO") for n in nodes),
+             "every node to know every other")
+    views = {frozenset(tuple(line.split()[i] for i in (0, 1)) + tuple(line.split()[8:])
+                       for line in n.client(decode_responses=True)
+                       .execute_command("CLUSTER", "NODES").splitlines())
+             for n in nodes}
+    assert len(views) == 1  # the same map everywhere
+
+
+def test_redis_cli_cluster_create_joins_three_nodes(start_node):
+    nodes = [start_node(name) for name in ("a", "b", "c")]
+    out = subprocess.run(["redis-cli", "--cluster", "create",
+                          *[f"127.0.0.1:{n.port}" for n in nodes], "--cluster-yes"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "[OK] All nodes agree about slots configuration." in out.stdout
+    assert "[OK] All 16384 slots covered." in out.stdout
+    wait_until_joined(nodes)
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", nodes[0].port)],
+                          decode_responses=True)
+    for i in range(300):
+        client.set(f"k{i}", i)
+    assert [node.client().dbsize() > 50 for node in nodes] == [True] * 3
+    client.close()
 
 
 def test_cluster_commands_need_cluster_mode(start_server):
@@ -324,14 +390,6 @@ def redis_node(start_redis_server, tmp_path):
     return start
 
 
-def wait_for(condition, what, seconds=10):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("timed out waiting for " + what)
-        time.sleep(0.05)  # redis-server's gossip runs on its own clock: nothing to inject
-
-
 @pytest.fixture(params=["chronocached", "redis-server"])
 def pair(request, start_node, redis_node):
     """Nodes a and b, of our server or (the reference) of redis-server: a serves every slot,
@@ -341,9 +399,6 @@ def pair(request, start_node, redis_node):
     ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
     assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383) == "OK"
     meet_all([a, b])
-    if request.param == "redis-server":  # gossip: wait until b has heard of a's slots
-        wait_for(lambda: "cluster_state:ok" in cb.execute_command("CLUSTER", "INFO"),
-                 "the reference cluster to agree")
     return a, b, ca, cb
 
 
@@ -430,3 +485,72 @@ def test_cluster_shards_describes_each_node(cluster):
         seen[node["id"]] = (shard["slots"], node["port"], node["role"], node["health"])
     assert seen == {ids[i]: ([first, last], cluster[i].port, "master", "online")
                     for i, (first, last) in enumerate(THIRDS)}
+
+
+def test_redis_cli_reshard_moves_slots_with_their_keys_while_a_client_writes(cluster):
+    """redis-cli --cluster reshard moves 200 slots (SETSLOT IMPORTING/MIGRATING, GETKEYSINSLOT,
+    MIGRATE, SETSLOT NODE on every node) while RedisCluster keeps writing into them: no write is
+    lost, every key keeps its TTL, and the client sees no error it cannot follow."""
+    ids = [node_id(node.client(decode_responses=True)) for node in cluster]
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)],
+                          decode_responses=True)
+    moving = range(0, 200)  # redis-cli takes the source's first slots
+    tags = slot_tags(moving)
+    pipe = client.pipeline()
+    for slot in moving:
+        for i in range(50):
+            pipe.set(f"{{{tags[slot]}}}:pre:{i}", i, ex=3600)
+    assert all(pipe.execute())
+    written, errors, stop = [], [], threading.Event()
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            key = f"{{{tags[moving[i % len(moving)]]}}}:live:{i}"
+            try:
+                client.set(key, i, ex=3600)
+                written.append(key)
+            except redis.RedisError as e:  # what the client could not follow
+                errors.append(repr(e))
+            i += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        out = subprocess.run(
+            ["redis-cli", "--cluster", "reshard", f"127.0.0.1:{cluster[0].port}",
+             "--cluster-from", ids[0], "--cluster-to", ids[1], "--cluster-slots", "200",
+             "--cluster-yes"], capture_output=True, text=True, timeout=120)
+    finally:
+        stop.set()
+        thread.join()
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr
+    assert errors == []
+    assert len(written) > 100  # the writer really ran during the reshard
+    target = cluster[1].client(decode_responses=True)
+    for slot in moving:
+        assert target.execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) >= 50
+        assert cluster[0].client().execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
+    pipe = client.pipeline()
+    expected = [f"{{{tags[s]}}}:pre:{i}" for s in moving for i in range(50)] + written
+    for key in expected:
+        pipe.ttl(key)
+    ttls = pipe.execute()
+    assert [k for k, t in zip(expected, ttls) if not 0 < t <= 3600] == []
+    check = subprocess.run(["redis-cli", "--cluster", "check", f"127.0.0.1:{cluster[2].port}"],
+                           capture_output=True, text=True, timeout=30)
+    assert "[OK] All 16384 slots covered." in check.stdout and check.returncode == 0
+    for node in cluster:
+        assert "[" not in node.client(decode_responses=True).execute_command("CLUSTER", "NODES")
+    client.close()
+
+
+def slot_tags(slots):
+    """A hash tag for each slot: keys "{tag}:..." land in it."""
+    wanted, tags, i = set(slots), {}, 0
+    while len(tags) < len(wanted):
+        slot = key_slot(str(i).encode())
+        if slot in wanted and slot not in tags:
+            tags[slot] = str(i)
+        i += 1
+    return tags

@@ -234,6 +234,49 @@ void ClusterMap::set_importing(std::uint32_t slot, int node) noexcept {
   set_open(importing_from_, slot, node);
 }
 
+std::optional<std::vector<int>> ClusterMap::learn_from(const ClusterNode& address,
+                                                       const ClusterMap& view, std::string& error) {
+  std::vector<int> added;
+  const ClusterNode& said = view.myself();
+  if (said.id == myself().id) return added;  // met itself, under another address
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (view.owner(slot) == kMyself && owner(slot) == kMyself) {
+      error = "slot " + std::to_string(slot) + " is served both here and by " + address.ip + ":" +
+              std::to_string(address.port);
+      return std::nullopt;
+    }
+  }
+  int peer = find(said.id);
+  if (peer == kUnassigned) {
+    peer = add(said);
+    added.push_back(peer);
+  }
+  ClusterNode& recorded = node(peer);
+  recorded.ip = address.ip;
+  recorded.port = address.port;
+  recorded.cport = address.cport;
+  recorded.config_epoch = said.config_epoch;
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (view.owner(slot) == kMyself) {
+      assign(slot, peer);
+    } else if (owner(slot) == peer) {
+      assign(slot, kUnassigned);
+    }
+  }
+  // The nodes the peer knows of, by its account, unless known here or without an address.
+  for (std::size_t i = 1; i < view.nodes().size(); ++i) {
+    const ClusterNode& other = view.nodes()[i];
+    if (other.ip.empty() || other.port == 0 || find(other.id) != kUnassigned) continue;
+    const int index = add(other);
+    added.push_back(index);
+    for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot)
+      if (view.owner(slot) == static_cast<int>(i) && owner(slot) == kUnassigned)
+        assign(slot, index);
+  }
+  current_epoch_ = std::max(current_epoch_, view.current_epoch());
+  return added;
+}
+
 std::size_t ClusterMap::serving_nodes() const {
   std::vector<bool> serving(nodes_.size(), false);
   for (const std::int16_t owner : owner_)

@@ -10,6 +10,7 @@
 // (docs/design/server.md, "Cluster mode"). Nodes are masters only: there are no replicas.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -74,11 +75,25 @@ class ClusterMap {
   bool has_open_slots() const noexcept { return open_slots_ > 0; }
   // A new config epoch for this node, as Redis takes one when a slot it imported becomes its own.
   void bump_my_epoch() noexcept { myself().config_epoch = ++current_epoch_; }
+  // SET-CONFIG-EPOCH: this node's epoch, which the current epoch follows if it is above it.
+  void set_my_epoch(unsigned long long epoch) noexcept {
+    myself().config_epoch = epoch;
+    current_epoch_ = std::max(current_epoch_, epoch);
+  }
   std::size_t assigned_slots() const noexcept { return assigned_; }
   bool covers_all_slots() const noexcept { return assigned_ == kClusterSlots; }
   // Masters serving at least one slot (CLUSTER INFO's cluster_size).
   std::size_t serving_nodes() const;
   unsigned long long current_epoch() const noexcept { return current_epoch_; }
+
+  // What a MEET learns: `view` is the peer's own map (its CLUSTER NODES), reached at `address`
+  // (its ip, port and cport; the id is taken from the view). The peer's word on its own slots is
+  // final: it serves what it says and nothing else. Nodes it knows that this map does not are
+  // added with the slots it sees them serve (those still unassigned here); nodes known here keep
+  // what they said themselves. Returns the indexes of the nodes added, or nullopt with `error`
+  // (and nothing changed) when the peer claims a slot this node serves.
+  std::optional<std::vector<int>> learn_from(const ClusterNode& address, const ClusterMap& view,
+                                             std::string& error);
 
   // Runs of consecutive slots served by one node, in slot order (CLUSTER SLOTS, NODES).
   struct SlotRange {

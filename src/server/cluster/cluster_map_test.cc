@@ -67,18 +67,8 @@ TEST(ClusterMap, MyselfComesFirstWhereverTheFileListsIt) {
 
 // Slots in migration are printed on this node's line, as Redis prints them, and read back.
 TEST(ClusterMap, SlotsInMigrationPrintOnMyLineAndReadBack) {
-  ClusterNode me;
-  me.id = kIdA;
-  me.ip = "127.0.0.1";
-  me.port = 7000;
-  me.cport = 17000;
-  ClusterMap map(me);
-  ClusterNode peer;
-  peer.id = kIdB;
-  peer.ip = "127.0.0.1";
-  peer.port = 7001;
-  peer.cport = 17001;
-  const int b = map.add(peer);
+  ClusterMap map(node(kIdA, "127.0.0.1", 7000, 17000));
+  const int b = map.add(node(kIdB, "127.0.0.1", 7001, 17001));
   map.assign(5, ClusterMap::kMyself);
   map.assign(9, b);
   EXPECT_FALSE(map.has_open_slots());
@@ -97,6 +87,49 @@ TEST(ClusterMap, SlotsInMigrationPrintOnMyLineAndReadBack) {
   map.set_migrating(5, ClusterMap::kUnassigned);
   map.set_importing(9, ClusterMap::kUnassigned);
   EXPECT_FALSE(map.has_open_slots());
+}
+
+// A MEET's merge: the peer's own slots are final; the nodes it knows are learned with the slots
+// it sees them serve, unless known here already; a slot served here too refuses the whole view.
+TEST(ClusterMap, AMeetLearnsThePeerAndTheNodesItKnows) {
+  const std::string kIdC(40, 'c');
+  const std::string kIdD(40, 'd');
+  ClusterMap here(node(kIdA, "10.0.0.1", 7000, 17000));
+  here.assign(0, ClusterMap::kMyself);
+  const int d = here.add(node(kIdD, "10.0.0.4", 7003, 17003));
+  here.assign(3, d);
+  ClusterMap peer_view(node(kIdB, "", 7001, 17001, 5));  // its own ip, unknown to itself
+  peer_view.assign(1, ClusterMap::kMyself);
+  const int c = peer_view.add(node(kIdC, "10.0.0.3", 7002, 17002));
+  peer_view.assign(2, c);
+  const int d_there = peer_view.add(node(kIdD, "10.0.0.4", 7003, 17003));
+  peer_view.assign(4, d_there);  // not D's own word: ignored
+  std::string error;
+  const auto added = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error);
+  ASSERT_TRUE(added) << error;
+  ASSERT_EQ(added->size(), 2u);
+  const ClusterNode& b = here.nodes()[static_cast<std::size_t>((*added)[0])];
+  EXPECT_EQ(b.id, kIdB);
+  EXPECT_EQ(b.ip, "10.0.0.2");  // where this node reached it
+  EXPECT_EQ(b.config_epoch, 5u);
+  EXPECT_EQ(here.nodes()[static_cast<std::size_t>((*added)[1])].id, kIdC);
+  EXPECT_EQ(here.owner(1), (*added)[0]);
+  EXPECT_EQ(here.owner(2), (*added)[1]);
+  EXPECT_EQ(here.owner(3), d);
+  EXPECT_EQ(here.owner(4), ClusterMap::kUnassigned);
+  // Meeting again learns nothing new; the peer's slots follow what it says now.
+  peer_view.assign(1, ClusterMap::kUnassigned);
+  peer_view.assign(9, ClusterMap::kMyself);
+  const auto again = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->empty());
+  EXPECT_EQ(here.owner(1), ClusterMap::kUnassigned);
+  EXPECT_EQ(here.owner(9), (*added)[0]);
+  // A peer claiming this node's slot is refused, and nothing changes.
+  peer_view.assign(0, ClusterMap::kMyself);
+  EXPECT_FALSE(here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error));
+  EXPECT_EQ(error, "slot 0 is served both here and by 10.0.0.2:7001");
+  EXPECT_EQ(here.owner(0), ClusterMap::kMyself);
 }
 
 TEST(ClusterMap, MalformedFilesAreRefusedWithTheLine) {

@@ -66,6 +66,18 @@ std::optional<PeerConnection> PeerConnection::open(const std::string& ip, int po
   return connection;
 }
 
+std::string PeerConnection::local_ip() const {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* raw =
+      address.ss_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&address)->sin_addr);
+  return inet_ntop(address.ss_family, raw, text, sizeof text) != nullptr ? text : "";
+}
+
 PeerConnection::PeerConnection(PeerConnection&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), buffer_(std::move(other.buffer_)) {}
 

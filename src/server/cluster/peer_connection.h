@@ -40,6 +40,8 @@ class PeerConnection {
   bool send(std::string_view bytes, std::chrono::milliseconds timeout, std::string& error);
   // The next reply; nullopt, with `error`, on a failure, the timeout, or a reply over 512 MiB.
   std::optional<PeerReply> read_reply(std::chrono::milliseconds timeout, std::string& error);
+  // This end's address, as the peer reaches this host ("" if the system cannot say).
+  std::string local_ip() const;
 
  private:
   explicit PeerConnection(int fd) noexcept : fd_(fd) {}

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "server/cluster/cluster_config_file.h"
-#include "server/cluster/peer_query.h"
 #include "server/commands/arguments.h"
 #include "server/commands/errors.h"
 
@@ -313,9 +312,9 @@ void cluster_setslot(CommandContext& ctx) {
   save_or_reply(ctx);
 }
 
-// MEET <ip> <port> [<bus-port>]: what gossip would tell, asked once: the peer's id and the slots
-// it serves itself (its CLUSTER NODES), recorded here. Meeting oneself changes nothing; meeting a
-// known node again refreshes its address and slots. A slot both nodes claim is refused.
+// MEET <ip> <port> [<bus-port>]: checks the address and answers at once, as Redis does; the
+// handshake (asking the peer for its view, and introducing this node to the nodes it learns of)
+// is the handshake thread's (cluster_handshakes.h). Meeting oneself changes nothing.
 void cluster_meet(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   if (ctx.argc() > 5) return ctx.reply.error(errors::kSyntax);
@@ -335,41 +334,34 @@ void cluster_meet(CommandContext& ctx) {
   if (!ip_ok || *port <= 0 || *port > 65535 || *cport <= 0 || *cport > 65535)
     return ctx.reply.error("ERR Invalid node address specified: " + ip + ":" +
                            std::string(ctx.args[3]));
-  // Itself, named by its own address: asking would wait on this very command.
-  ClusterMap& map = *ctx.server.cluster;
+  const ClusterMap& map = *ctx.server.cluster;
   if (*port == map.myself().port && (ip == map.myself().ip || ip == "127.0.0.1" || ip == "::1"))
     return ctx.reply.ok();
-  std::string error;
-  const std::optional<ClusterMap> seen = ask_peer_map(ip, static_cast<int>(*port), error);
-  if (!seen)
-    return ctx.reply.error("ERR cannot read the cluster view of " + ip + ":" +
-                           std::to_string(*port) + ": " + error);
-  const std::string& id = seen->myself().id;
-  if (id == map.myself().id) return ctx.reply.ok();
-  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
-    if (seen->owner(slot) == ClusterMap::kMyself && map.owner(slot) == ClusterMap::kMyself)
-      return ctx.reply.error("ERR slot " + std::to_string(slot) + " is served both here and by " +
-                             ip + ":" + std::to_string(*port));
-  }
-  int node = map.find(id);
-  if (node == ClusterMap::kUnassigned) {
-    ClusterNode peer;
-    peer.id = id;
-    node = map.add(std::move(peer));
-  }
-  ClusterNode& peer = map.node(node);
+  ClusterNode peer;
   peer.ip = ip;
   peer.port = *port;
   peer.cport = *cport;
-  peer.config_epoch = seen->myself().config_epoch;
-  // The peer's word on its own slots is final: it serves what it says, and nothing else.
-  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
-    if (seen->owner(slot) == ClusterMap::kMyself) {
-      map.assign(slot, node);
-    } else if (map.owner(slot) == node) {
-      map.assign(slot, ClusterMap::kUnassigned);
-    }
-  }
+  ctx.server.pending_meets.push_back(std::move(peer));
+  ctx.server.meets_ready.notify_one();
+  ctx.reply.ok();
+}
+
+// SET-CONFIG-EPOCH <epoch>: redis-cli --cluster create gives each new node its own epoch, which
+// Redis accepts only before the node knows any other.
+void cluster_set_config_epoch(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::optional<std::int64_t> epoch = int64_or_reply(ctx, ctx.args[2]);
+  if (!epoch) return;
+  ClusterMap& map = *ctx.server.cluster;
+  if (*epoch < 0)
+    return ctx.reply.error("ERR Invalid config epoch specified: " + std::string(ctx.args[2]));
+  if (map.nodes().size() > 1)
+    return ctx.reply.error(
+        "ERR The user can assign a config epoch only when the node does not know any other "
+        "node.");
+  if (map.myself().config_epoch != 0)
+    return ctx.reply.error("ERR Node config epoch is already non-zero");
+  map.set_my_epoch(static_cast<unsigned long long>(*epoch));
   save_or_reply(ctx);
 }
 
@@ -392,12 +384,14 @@ void cluster_help(CommandContext& ctx) {
       "KEYSLOT <key>",
       "    Return the hash slot for <key>.",
       "MEET <ip> <port> [<bus-port>]",
-      "    Record the node at <ip>:<port> and the slots it serves (asked: there is no gossip).",
+      "    Connect nodes into a working cluster.",
       "MYID",
       "    Return the node id.",
       "NODES",
       "    Return cluster configuration seen by node. Output format:",
       "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+      "SET-CONFIG-EPOCH <epoch>",
+      "    Set config epoch of current node.",
       "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
       "    Set slot state.",
       "SLOTS",
@@ -552,6 +546,16 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .since = "3.0.0",
      .complexity = "O(N) where N is the total number of Cluster nodes",
      .acl = "slow"},
+    {.name = "set-config-epoch",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_set_config_epoch,
+     .group = "cluster",
+     .summary = "Sets the configuration epoch for a new node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "config-epoch:integer"},
     {.name = "setslot",
      .arity = -4,
      .flags = kAdminStale,

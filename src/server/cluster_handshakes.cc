@@ -1,0 +1,98 @@
+#include "server/cluster_handshakes.h"
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/cluster/cluster_config_file.h"
+#include "server/cluster/peer_connection.h"
+#include "server/cluster/peer_query.h"
+
+namespace chronocached {
+
+void ClusterHandshakes::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void ClusterHandshakes::stop() {
+  if (!thread_.joinable()) return;
+  {
+    const chronocache::MutexLock lock(state_.mu);
+    stopping_ = true;
+  }
+  state_.meets_ready.notify_all();
+  thread_.join();
+}
+
+void ClusterHandshakes::run() {
+  for (;;) {
+    ClusterNode peer;
+    {
+      const chronocache::MutexLock lock(state_.mu);
+      while (state_.pending_meets.empty() && !stopping_) state_.meets_ready.wait(state_.mu);
+      if (stopping_) return;
+      peer = std::move(state_.pending_meets.front());
+      state_.pending_meets.erase(state_.pending_meets.begin());
+    }
+    meet(peer);
+  }
+}
+
+void ClusterHandshakes::meet(const ClusterNode& peer) {
+  const std::string where = peer.ip + ":" + std::to_string(peer.port);
+  std::string error;
+  const std::optional<ClusterMap> view = ask_peer_map(peer.ip, static_cast<int>(peer.port), error);
+  std::vector<ClusterNode> learned;
+  long long my_port = 0;
+  {
+    const chronocache::MutexLock lock(state_.mu);
+    if (!view) {
+      state_.logger.log("warning", "CLUSTER MEET " + where + ": cannot read its view: " + error);
+      return;
+    }
+    ClusterMap& map = *state_.cluster;
+    const std::optional<std::vector<int>> added = map.learn_from(peer, *view, error);
+    if (!added) {
+      state_.logger.log("warning", "CLUSTER MEET " + where + " refused: " + error);
+      return;
+    }
+    for (const int index : *added) learned.push_back(map.nodes()[static_cast<std::size_t>(index)]);
+    if (!added->empty()) {
+      if (!save_cluster_config(state_.cluster_config_path, map, error))
+        state_.logger.log("warning", "Could not save the cluster config: " + error);
+      state_.logger.log("notice", "CLUSTER MEET " + where + ": " + std::to_string(added->size()) +
+                                      " node(s) learned");
+    }
+    my_port = map.myself().port;
+  }
+  for (const ClusterNode& node : learned) introduce(node, my_port);
+}
+
+// Sends `node` "CLUSTER MEET <this host> <my_port>", from the address it reaches this host by;
+// the node answers at once (its own handshake thread asks back).
+void ClusterHandshakes::introduce(const ClusterNode& node, long long my_port) {
+  constexpr std::chrono::milliseconds kTimeout(kPeerTimeoutMs);
+  std::string error;
+  std::optional<PeerConnection> peer =
+      PeerConnection::open(node.ip, static_cast<int>(node.port), kTimeout, error);
+  std::optional<PeerReply> reply;
+  if (peer) {
+    const std::string me = peer->local_ip();
+    const std::string port = std::to_string(my_port);
+    const std::array<std::string_view, 4> words = {"CLUSTER", "MEET", me, port};
+    std::string request;
+    append_request(request, words);
+    if (peer->send(request, kTimeout, error)) reply = peer->read_reply(kTimeout, error);
+  }
+  if (reply && reply->kind == PeerReply::Kind::kSimple) return;
+  if (reply) error = reply->text;
+  const chronocache::MutexLock lock(state_.mu);
+  state_.logger.log("warning", "Could not introduce this node to " + node.ip + ":" +
+                                   std::to_string(node.port) + ": " + error);
+}
+
+}  // namespace chronocached
