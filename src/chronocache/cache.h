@@ -324,6 +324,12 @@ class Cache {
     return table_.hash(key);
   }
   const Hash& hash_function() const noexcept { return table_.hash_function(); }
+  // For a host whose hash's top bits are its own (a group a client chooses): whether a new key of
+  // hash `h` fits. False only once that many keys share the table's 20 leading hash bits that
+  // their segment can grow no more, where an insert would stop the process; hash_prefix_skewed()
+  // (one load) says whether any segment is near that, so a host asks only then.
+  bool has_room_for_prehashed(Hashed h) const noexcept { return table_.has_room_for(h.value); }
+  bool hash_prefix_skewed() const noexcept { return table_.prefix_skewed(); }
 
   // Stores `value` until `deadline` (kNoExpiry for none): an upsert that assigns a live entry or
   // inserts the key (the one path every write takes).

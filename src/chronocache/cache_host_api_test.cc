@@ -193,6 +193,33 @@ TEST(CacheHostApi, APrefixWalkVisitsExactlyTheLiveEntriesWhoseHashHasThePrefix) 
   }
 }
 
+// Keys that all share the table's 20 leading hash bits (as one hash slot's keys can in the
+// server's cluster mode, where the slot is 14 of them) fill one segment; before it could grow no
+// more, has_room_for_prehashed says so, and the host refuses the insert instead of the process
+// stopping.
+struct OnePrefixHash {
+  std::uint64_t operator()(int key) const noexcept {
+    return (std::uint64_t{0xABCDE} << 44) | (hash_integer(static_cast<std::uint64_t>(key)) >> 20);
+  }
+};
+
+TEST(CacheHostApi, KeysOfOneHashPrefixFillTheirSegmentAndTheHostIsToldBeforeItOverflows) {
+  Cache<int, int, TtlOnly, ManualClock, OnePrefixHash> cache;
+  EXPECT_FALSE(cache.hash_prefix_skewed());
+  int key = 0;
+  while (cache.has_room_for_prehashed(Hashed{cache.hash_of(key)})) {
+    ASSERT_EQ(cache.put(key, key), PutOutcome::kInserted);
+    ++key;
+  }
+  EXPECT_TRUE(cache.hash_prefix_skewed());
+  EXPECT_GE(key, 50000);  // about what a SlotId can name, less the 1/16 a probe needs empty
+  EXPECT_EQ(cache.size(), static_cast<std::size_t>(key));
+  EXPECT_EQ(cache.get(key - 1), key - 1);
+  // A key already there needs no room: it is rewritten in place.
+  EXPECT_EQ(cache.put(0, -1), PutOutcome::kReplaced);
+  EXPECT_EQ(cache.get(0), -1);
+}
+
 // A host that moves its keys' storage (the server's records in a RecordArena) walks with
 // rewrite_keys: every stored entry, expired ones too, is handed over mutable with its deadline;
 // keys it replaces with equal ones are still found, with their values.

@@ -333,6 +333,22 @@ class SegmentedTable {
     }
   }
 
+  // Whether a key of hash `h` can be inserted: false only when its segment is full and can
+  // grow no more (keys sharing kMaxDepth leading hash bits fill every slot a SlotId can name;
+  // insert_absent would stop the process). Only a host that puts meaning in its hash's top bits
+  // can meet it (the server's cluster mode, where they are the hash slot a client chooses by
+  // hash tag); prefix_skewed() says when it is worth asking.
+  bool has_room_for(std::uint64_t h) const noexcept {
+    const SegmentType* seg = segment_for(h);
+    if (seg->growth_left > 0 || is_mostly_tombstones(seg) || seg->group_count() < kMaxGroups)
+      return true;
+    // A split may leave every entry on one side, fitted: at most fitted_groups(size) groups.
+    if (seg->local_depth < kMaxDepth) return fitted_groups(seg->size) <= kMaxOversizeGroups;
+    return seg->group_count() * 2 <= kMaxOversizeGroups;
+  }
+  // Some segment has grown past kMaxGroups because its keys share leading hash bits (sticky).
+  bool prefix_skewed() const noexcept { return prefix_skewed_; }
+
   // Bytes memory_bytes() would gain if a key of hash `h` were inserted now: 0 while its segment
   // has room, else what the growth step adds (a fifth more groups, or a split's second segment
   // and perhaps a doubled directory). An upper bound: the insert may find a tombstone and not grow.
@@ -885,6 +901,7 @@ class SegmentedTable {
       // with a message rather than exhausting memory.
       CC_CHECK(seg->group_count() < kMaxOversizeGroups,
                "too many keys share a hash prefix: the hash function is broken or attacked");
+      prefix_skewed_ = true;
       rebuild(seg, h, seg->group_count() * 2, on_move);
     }
   }
@@ -987,10 +1004,16 @@ class SegmentedTable {
     visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t, std::size_t) {
       high_entries += (hash_(slot.key) & split_bit) != 0;
     });
-    SegmentType* low =
-        allocate(fitted_groups(seg->size - high_entries), index, child_depth, next_generation(seg));
-    SegmentType* high =
-        allocate(fitted_groups(high_entries), segments_.size(), child_depth, next_generation(seg));
+    const std::uint32_t low_groups = fitted_groups(seg->size - high_entries);
+    const std::uint32_t high_groups = fitted_groups(high_entries);
+    // Keys that the next hash bit does not divide (they share it, and more): their half outgrows
+    // a regular segment, and once it would outgrow what a SlotId can name, the process stops as
+    // an oversize segment's growth does (has_room_for lets a host refuse the key before).
+    CC_CHECK(std::max(low_groups, high_groups) <= kMaxOversizeGroups,
+             "too many keys share a hash prefix: the hash function is broken or attacked");
+    if (std::max(low_groups, high_groups) > kMaxGroups) prefix_skewed_ = true;
+    SegmentType* low = allocate(low_groups, index, child_depth, next_generation(seg));
+    SegmentType* high = allocate(high_groups, segments_.size(), child_depth, next_generation(seg));
     will_hold(low, seg->size - high_entries);
     will_hold(high, high_entries);
     move_all(
@@ -1015,6 +1038,7 @@ class SegmentedTable {
   std::size_t size_ = 0;
   std::size_t segment_bytes_ = 0;
   bool column_on_ = false;           // segments carry a meta column (kMetaColumn only)
+  bool prefix_skewed_ = false;       // a segment outgrew kMaxGroups: its keys share a prefix
   mutable MetaWord scratch_word_{};  // meta(ref) while the column is off: means nothing
   std::size_t cursor_segment_ = 0;   // sweep position
   std::uint32_t cursor_slot_ = 0;

@@ -664,6 +664,18 @@ std::string address_of(const ClusterMap& map, int node) {
 
 }  // namespace
 
+std::optional<std::string> slot_full_refusal(const Db& db, const KeyedCommand& command,
+                                             chronocache::TimePoint now) {
+  std::optional<std::string> refusal;
+  for_each_key(command, [&](std::string_view key) {
+    if (!refusal && !db.has_room_for(key) && !db.exists(key, now))
+      refusal = "ERR too many keys in hash slot " + std::to_string(key_hash_slot(key)) +
+                " on this node: the table cannot grow their share (spread them over more hash "
+                "tags)";
+  });
+  return refusal;
+}
+
 std::optional<std::string> cluster_redirection(const ClusterMap& map,
                                                const RedirectionQuery& query) {
   // Redis's getNodeByQuery: the first key's slot must be served, every other key must share it;

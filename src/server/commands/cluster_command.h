@@ -52,4 +52,10 @@ struct RedirectionQuery {
 std::optional<std::string> cluster_redirection(const ClusterMap& map,
                                                const RedirectionQuery& query);
 
+// A keyed write that would add a key the table has no room for, which only cluster mode can meet
+// (millions of keys in one hash slot, under one hash tag: blob.h, Db::has_room_for): the error
+// reply; nullopt to run it. Asked only while the database says some slot is that crowded.
+std::optional<std::string> slot_full_refusal(const Db& db, const KeyedCommand& command,
+                                             chronocache::TimePoint now);
+
 }  // namespace chronocached

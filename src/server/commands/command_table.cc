@@ -382,6 +382,14 @@ bool execute(CommandContext& ctx) {
       count_error(ctx.server, *elsewhere);
       return true;
     }
+    const Db& db = ctx.server.keyspace.db(0);
+    if ((command.spec->flags & (kWrite | kDenyOom)) != 0 && db.slot_crowded()) [[unlikely]] {
+      const KeyedCommand keyed{command.spec, ctx.args};
+      if (std::optional<std::string> full = slot_full_refusal(db, keyed, ctx.now)) {
+        reject(ctx, &command, *full);
+        return true;
+      }
+    }
   }
   // Under a budget (one load and a branch otherwise), before commands that may change the
   // keyspace or queue in MULTI. Redis evicts before reads too, but a read grows nothing the

@@ -261,6 +261,15 @@ class Db {
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
     return engine_->scan(cursor, slots, now, [&](const Blob& r, NoValue) { fn(r.key(), r); });
   }
+  // Whether a new `key` fits: false only in cluster mode, once so many keys share the key's hash
+  // slot (one hash tag, most likely) that the table cannot grow their part (blob.h); a write that
+  // would add it must be refused. One load and a branch until then.
+  bool has_room_for(std::string_view key) const {
+    return !slot_crowded() || engine_->has_room_for_prehashed(hashed(key));
+  }
+  // Some hash slot's keys have outgrown a regular share of the table (sticky): only then is
+  // has_room_for worth asking.
+  bool slot_crowded() const { return engine_->hash_prefix_skewed(); }
   // Cluster mode only (a slot-prefixed hash): calls fn(std::string_view key, const Blob& value)
   // for each live key of hash slot `slot` until fn returns false. The work is that slot's keys
   // (plus, while the database is small, the rest of one table segment), not the keyspace.
