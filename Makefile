@@ -88,7 +88,8 @@ format: setup
 
 # The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
 # exiting with the ticker running) also run under ThreadSanitizer, and so does chronocached for
-# the many-clients test of its event loops (tests/integration/test_threads.py).
+# the many-clients test of its event loops (tests/integration/test_threads.py) and cluster mode's
+# handshake thread (the MEET tests of tests/integration/test_cluster.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
@@ -114,8 +115,11 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	# server) in Release, where the memory figures that need glibc's malloc also run.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN) --threads 4
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_RELEASE) --threads 1
-	# Many clients on four loops under ThreadSanitizer: any data race fails the test.
+	# Many clients on four loops, and cluster mode's handshake thread (MEET, redis-cli --cluster
+	# create), under ThreadSanitizer: any data race fails the test.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_cluster.py --server $(SERVER_TSAN) \
+	  -k "meet or create or know"
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
 	# The string and TTL suites through twemproxy in front of three nodes (deploy/twemproxy).
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_strings.py \

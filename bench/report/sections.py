@@ -523,6 +523,30 @@ class Cluster(Section):
             for r in records_of(outputs, "cluster", "cluster_instructions")}
 
 
+class Reshard(Section):
+    name = "reshard"
+    title = "Cluster mode: a live reshard beside redis-server's"
+
+    def runs(self, context):
+        size = ["--slots", "200", "--keys", "100000"] if context.quick else []
+        # redis-py's RedisCluster is the writer: the interpreter of make test's venv (setup).
+        venv_python = str(REPO / "build" / "venv" / "bin" / "python")
+        return [Run("reshard", [venv_python, str(pathlib.Path("bench") /
+                                                 "server/run_reshard_bench.py"),
+                                "--server", context.binary("src/server/chronocached"), *size])]
+
+    def headlines(self, outputs):
+        rows = {r["server"]: r for r in records_of(outputs, "reshard", "reshard")}
+        out = {}
+        if "chronocached" in rows and "redis-server" in rows:
+            out["reshard time / redis-server's"] = (
+                rows["chronocached"]["seconds"] / rows["redis-server"]["seconds"], "x", "lower")
+        if "chronocached" in rows:
+            out["reshard: lost writes + keys without TTL"] = (
+                rows["chronocached"]["lost"] + rows["chronocached"]["without_ttl"], "", "lower")
+        return out
+
+
 # ---- Parts whose runners print tables only ----------------------------------------------------
 # These measure one design question each (a loop's syscalls, the snapshot writer's scheduling,
 # the arena against other mallocs, instructions per operation); their tables are the figures.
@@ -577,7 +601,7 @@ class Instructions(Section):
 
 
 ALL = [Engine(), Instructions(), Server(), HitRatio(), Snapshot(), BgsaveLoad(), Threads(), Loop(),
-       Memory(), Arena(), Observability(), Cluster()]
+       Memory(), Arena(), Observability(), Cluster(), Reshard()]
 NAMES = [s.name for s in ALL]
 
 

@@ -171,7 +171,7 @@ def reshard(kind, binary, args, directory):
         left = sum(nodes[0].client.execute_command("CLUSTER", "COUNTKEYSINSLOT", s)
                    for s in moving)
         cluster.close()
-        return {"server": kind, "slots": args.slots, "keys": args.keys, "seconds": seconds,
+        return {"kind": "reshard", "server": kind, "slots": args.slots, "keys": args.keys, "seconds": seconds,
                 "keys_per_s": args.keys / seconds, "writes_during": len(written),
                 "lost": missing, "without_ttl": without_ttl, "client_errors": len(errors),
                 "left_on_source": left, "error_sample": errors[:3]}

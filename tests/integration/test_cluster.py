@@ -431,6 +431,8 @@ def test_a_slot_in_migration_asks_for_missing_keys(pair):
     assert error_of(ca, "MGET", "{t}here", "{t}gone") == (  # split between the nodes
         "TRYAGAIN Multiple keys request during rehashing of slot")
     assert ca.mget("{t}here", "{t}also") == ["1", "2"]
+    assert error_of(ca, "MGET", "{t}here", "{u}x") == (
+        "CROSSSLOT Keys in request don't hash to the same slot")
     # The target refuses without ASKING (MOVED to the owner) and serves one command after it.
     moved = f"MOVED {slot} 127.0.0.1:{a.port}"
     assert error_of(cb, "GET", "{t}new") == moved
