@@ -110,6 +110,10 @@ bool Session::over_query_limit() {
 void Session::prefetch_keys() {
   if (framed_.size() < 2) return;
   const Db& db = state_.keyspace.db(client_.db);
+  // Cluster mode only: there the hash carries the slot's CRC, which the hint saves twice (the
+  // cluster check, the lookup); with cluster mode off the hint's bookkeeping measured dearer than
+  // the hash it saves (make bench-cluster).
+  KeyHashHints* hints = state_.cluster ? &state_.keyspace.hash_hints() : nullptr;
   std::array<std::uint64_t, resp::FramedBatch::kMaxCommands> hashes;
   std::size_t count = 0;
   for (std::size_t i = 0; i < framed_.size(); ++i) {
@@ -118,6 +122,7 @@ void Session::prefetch_keys() {
     const CommandSpec* spec = find_command(args[0]);
     if (spec == nullptr || spec->first_key != 1) continue;
     hashes[count++] = db.prefetch_table(args[1]);
+    if (hints != nullptr) hints->add(args[1], hashes[count - 1]);
   }
   if (count < 2) return;
   for (std::size_t i = 0; i < count; ++i) db.prefetch_record(hashes[i]);
@@ -156,6 +161,8 @@ resp::ParseResult Session::next_command(const resp::ParserLimits& limits,
     return resp::ParseResult{resp::ParseStatus::kCommand, command.consumed, {}, 0};
   }
   framed_.clear();
+  // Past the framed batch, the read buffer may move: its keys' hints must not outlive it.
+  state_.keyspace.hash_hints().clear();
   const resp::ParseResult parsed = parser_.parse(input_.unread(), limits, args_);
   args = args_;
   return parsed;
@@ -164,6 +171,11 @@ resp::ParseResult Session::next_command(const resp::ParserLimits& limits,
 void Session::process() {
   frame_ahead();
   const HostLock lock(host_);
+  // The batch's hash hints point into this connection's buffer: none may reach another batch.
+  struct ClearHints {
+    KeyHashHints& hints;
+    ~ClearHints() { hints.clear(); }
+  } const clear_hints{state_.keyspace.hash_hints()};
   // After a SHUTDOWN decided on another loop, nothing more runs: the final save is done.
   if (state_.shutdown_requested) return;
   client_.last_active_ms = host_.unix_ms();

@@ -248,7 +248,8 @@ bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
 // Cluster mode: the command's keys, or for EXEC those of every queued command, checked together.
 std::optional<std::string> redirection(const CommandContext& ctx, const ResolvedCommand& command,
                                        bool is_exec, bool asking) {
-  if (!is_exec && one_key_served_here(*ctx.server.cluster, *command.spec, ctx.args)) [[likely]]
+  if (!is_exec && one_key_served_here(*ctx.server.cluster, ctx.server.keyspace.db(0), *command.spec,
+                                      ctx.args)) [[likely]]
     return std::nullopt;
   RedirectionQuery query;
   query.asking = asking || (command.spec->flags & kAsking) != 0;

@@ -30,11 +30,12 @@ void WatchRegistry::touch_slow(std::size_t db, std::string_view key) {
 }
 
 Db::Db(std::size_t index, BlobHash key_hash, WatchRegistry& watches, std::uint64_t& changes,
-       chronocache::RecordArena& arena, LoopClock clock)
+       chronocache::RecordArena& arena, KeyHashHints& hints, LoopClock clock)
     : index_(index),
       watches_(&watches),
       changes_(&changes),
       arena_(&arena),
+      hints_(&hints),
       engine_(std::make_unique<Engine>(chronocache::CacheOptions{}, clock, key_hash)) {}
 
 void Db::put(std::string_view key, std::string_view value, TimePoint deadline, TimePoint now) {
@@ -116,8 +117,8 @@ Keyspace::Keyspace(std::size_t databases, BlobHash key_hash,
                    const chronocache::TimePoint* batch_now) {
   dbs_.reserve(databases);
   for (std::size_t i = 0; i < databases; ++i)
-    dbs_.push_back(
-        std::make_unique<Db>(i, key_hash, watches_, changes_, *arena_, LoopClock(batch_now)));
+    dbs_.push_back(std::make_unique<Db>(i, key_hash, watches_, changes_, *arena_, hints_,
+                                        LoopClock(batch_now)));
 }
 
 void Keyspace::swap(std::size_t a, std::size_t b, TimePoint now) {

@@ -33,6 +33,7 @@
 #include "chronocache/policy/ttl_only.h"
 #include "chronocache/policy/w_tinylfu.h"
 #include "server/store/blob.h"
+#include "server/store/key_hash_hints.h"
 #include "server/store/loop_clock.h"
 
 namespace chronocached {
@@ -103,9 +104,10 @@ class Db {
  public:
   // `changes`: the keyspace's change counter, which every write here advances. `arena`: where
   // records are packed (the keyspace's, shared by its databases, so SWAPDB moves no record).
-  // `key_hash`: the table's hash (seeded; slot-prefixed in cluster mode, blob.h).
+  // `key_hash`: the table's hash (seeded; slot-prefixed in cluster mode, blob.h). `hints`: the
+  // keyspace's, hashes a batch's prefetch computed (key_hash_hints.h).
   Db(std::size_t index, BlobHash key_hash, WatchRegistry& watches, std::uint64_t& changes,
-     chronocache::RecordArena& arena, LoopClock clock);
+     chronocache::RecordArena& arena, KeyHashHints& hints, LoopClock clock);
 
   // ---- Reads ------------------------------------------------------------------------------
   // The live value, or nullptr; counts a keyspace hit or miss. Valid until the next write.
@@ -141,7 +143,7 @@ class Db {
   // Prefetching for a batch of pipelined commands: stage 1 for every key, then stage 2 for every
   // key, then the commands run with their table lines and records already in the cache.
   std::uint64_t prefetch_table(std::string_view key) const {
-    const chronocache::Hashed h = hashed(key);
+    const chronocache::Hashed h{engine_->hash_of(key)};  // computed: this is what hints hold
     engine_->prefetch(h);
     return h.value;
   }
@@ -261,6 +263,14 @@ class Db {
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
     return engine_->scan(cursor, slots, now, [&](const Blob& r, NoValue) { fn(r.key(), r); });
   }
+  // The key's cluster hash slot (cluster mode: the table's hash carries it), from the batch's
+  // hint when there is one, else computed.
+  std::uint32_t hash_slot_of(std::string_view key) const {
+    if (!hints_->empty())
+      if (const std::uint64_t* hint = hints_->find(key))
+        return static_cast<std::uint32_t>(*hint >> (64 - BlobHash::kSlotBits));
+    return key_hash_slot(key);
+  }
   // Whether a new `key` fits: false only in cluster mode, once so many keys share the key's hash
   // slot (one hash tag, most likely) that the table cannot grow their part (blob.h); a write that
   // would add it must be refused. One load and a branch until then.
@@ -346,6 +356,8 @@ class Db {
     touch(key);
   }
   chronocache::Hashed hashed(std::string_view key) const {
+    if (!hints_->empty())
+      if (const std::uint64_t* hint = hints_->find(key)) return chronocache::Hashed{*hint};
     return chronocache::Hashed{engine_->hash_of(key)};
   }
   // The write of put and set, inside the engine's upsert: rewrites the live record in place or
@@ -367,6 +379,7 @@ class Db {
   WatchRegistry* watches_;
   std::uint64_t* changes_;
   chronocache::RecordArena* arena_;
+  KeyHashHints* hints_;
   std::unique_ptr<Engine> engine_;  // a pointer so SWAPDB swaps contents in O(1)
   EnginePolicy policy_ = EnginePolicy::kNone;
   std::uint64_t deadline_writes_ = 0;
@@ -395,6 +408,10 @@ class Keyspace {
     for (const auto& db : dbs_) db->set_reads_remove_expired(!paused);
   }
 
+  // Hashes a batch's prefetch computed, for its commands (key_hash_hints.h): filled and cleared
+  // by the session running the batch.
+  KeyHashHints& hash_hints() { return hints_; }
+
   // The records' arena: what it holds (INFO, MEMORY STATS), and its compaction plans.
   chronocache::RecordArena& arena() { return *arena_; }
   const chronocache::RecordArena& arena() const { return *arena_; }
@@ -407,6 +424,7 @@ class Keyspace {
  private:
   WatchRegistry watches_;
   std::uint64_t changes_ = 0;
+  KeyHashHints hints_;  // before the databases, which point at it
   bool expiry_paused_ = false;
   // Before the databases, so it outlives the records they hold; a pointer, so it never moves.
   std::unique_ptr<chronocache::RecordArena> arena_ = std::make_unique<chronocache::RecordArena>();
