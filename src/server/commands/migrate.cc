@@ -109,25 +109,33 @@ ServerState::MigrateTarget* connect_target(CommandContext& ctx, const MigrateReq
               .first->second;
 }
 
-// One key as the target's RESTORE: its name, its TTL left (at least 1 ms), its payload.
-void append_restore(std::string& out, bool cluster, std::string_view key, long long ttl_ms,
-                    std::string_view payload, bool replace) {
-  const std::string ttl = std::to_string(ttl_ms);
-  const std::string_view name = cluster ? "RESTORE-ASKING" : "RESTORE";
-  const std::string_view with_replace[] = {name, key, ttl, payload, "REPLACE"};
-  append_request(out, std::span(with_replace, replace ? 5 : 4));
-}
+// A live key as the target's RESTORE will receive it: built once, sent on each try.
+struct Outgoing {
+  std::string_view key;
+  std::string ttl_ms;   // what is left of its TTL (at least 1 ms), 0 without one
+  std::string payload;  // its DUMP payload
+};
 
 void migrate(CommandContext& ctx) {
   const std::optional<MigrateRequest> request = parse(ctx);
   if (!request) return;
   Db& db = ctx.db();
-  std::vector<std::string_view> keys;
-  for (const std::string_view key : request->keys)
-    if (db.exists(key, ctx.now)) keys.push_back(key);
-  if (keys.empty()) return ctx.reply.simple("NOKEY");  // expired meanwhile, most often
+  std::vector<Outgoing> outgoing;
+  for (const std::string_view key : request->keys) {
+    const Blob* value = db.find(key, ctx.now);
+    if (value == nullptr) continue;
+    const TimePoint deadline = db.deadline(key, ctx.now).value_or(kNoExpiry);
+    long long ttl_ms = 0;
+    if (deadline != kNoExpiry)
+      ttl_ms = std::max<long long>(
+          1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ctx.now).count());
+    outgoing.push_back(Outgoing{key, std::to_string(ttl_ms),
+                                chronocache::persistence::encode_dump_payload(value->view())});
+  }
+  if (outgoing.empty()) return ctx.reply.simple("NOKEY");  // expired meanwhile, most often
 
   const std::string name = std::string(request->host) + ":" + std::string(request->port);
+  const std::string_view restore = ctx.server.cluster ? "RESTORE-ASKING" : "RESTORE";
   // A cached connection the target closed fails at once: one more try on a fresh one.
   for (bool may_retry = true;; may_retry = false) {
     ServerState::MigrateTarget* target = connect_target(ctx, *request, name);
@@ -149,24 +157,14 @@ void migrate(CommandContext& ctx) {
       const std::string_view words[] = {"SELECT", db_text};
       append_request(out, words);
     }
-    std::vector<std::string_view> sent;
-    for (const std::string_view key : keys) {
-      const Blob* value = db.find(key, ctx.now);
-      const std::optional<TimePoint> deadline = db.deadline(key, ctx.now);
-      if (value == nullptr || !deadline) continue;
-      long long ttl_ms = 0;
-      if (*deadline != kNoExpiry)
-        ttl_ms = std::max<long long>(
-            1, std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - ctx.now).count());
-      append_restore(out, ctx.server.cluster.has_value(), key, ttl_ms,
-                     chronocache::persistence::encode_dump_payload(value->view()),
-                     request->replace);
-      sent.push_back(key);
+    for (const Outgoing& key : outgoing) {
+      const std::string_view words[] = {restore, key.key, key.ttl_ms, key.payload, "REPLACE"};
+      append_request(out, std::span(words, request->replace ? 5 : 4));
     }
 
+    // A socket error closes the cached connection (erased from migrate_targets first).
     std::string error;
     const auto fail = [&](bool writing) {
-      ctx.server.migrate_targets.erase(name);
       ctx.reply.error(std::string("IOERR error or timeout ") + (writing ? "writing" : "reading") +
                       " to target instance");
     };
@@ -191,7 +189,7 @@ void migrate(CommandContext& ctx) {
       if (reply) note(*reply);
     }
     const bool preamble_failed = target_error.has_value();
-    for (; read < sent.size() && !socket_error; ++read) {
+    for (; read < outgoing.size() && !socket_error; ++read) {
       const std::optional<PeerReply> reply = target->connection.read_reply(request->timeout, error);
       if (!reply) {
         socket_error = true;
@@ -199,7 +197,7 @@ void migrate(CommandContext& ctx) {
       }
       note(*reply);
       if (reply->kind != PeerReply::Kind::kError && !preamble_failed && !request->copy)
-        db.erase(sent[read], ctx.now);
+        db.erase(outgoing[read].key, ctx.now);
     }
     if (socket_error) {
       const bool timed_out = errno == ETIMEDOUT;
