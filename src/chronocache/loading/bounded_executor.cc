@@ -6,7 +6,8 @@
 namespace chronocache {
 
 BoundedExecutor::BoundedExecutor(ExecutorOptions options)
-    : ring_(std::max<std::size_t>(options.queue_capacity, 1)),
+    : capacity_(std::max<std::size_t>(options.queue_capacity, 1)),
+      ring_(capacity_),
       thread_count_(std::max<std::size_t>(options.threads, 1)) {
   threads_.reserve(thread_count_);
   for (std::size_t i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { work(); });
@@ -18,8 +19,8 @@ SubmitOutcome BoundedExecutor::try_submit(Task task) {
   {
     MutexLock lock(mu_);
     if (stopping_) return SubmitOutcome::kShutDown;
-    if (queued_ == ring_.size()) return SubmitOutcome::kQueueFull;
-    ring_[(head_ + queued_) % ring_.size()] = std::move(task);
+    if (queued_ == capacity_) return SubmitOutcome::kQueueFull;
+    ring_[(head_ + queued_) % capacity_] = std::move(task);
     ++queued_;
   }
   work_ready_.notify_one();
@@ -41,7 +42,7 @@ void BoundedExecutor::shutdown() {
     for (; queued_ != 0; --queued_) {
       cancelled.push_back(std::move(ring_[head_]));
       ring_[head_] = nullptr;
-      head_ = (head_ + 1) % ring_.size();
+      head_ = (head_ + 1) % capacity_;
     }
   }
   work_ready_.notify_all();
@@ -60,7 +61,7 @@ void BoundedExecutor::work() {
     if (queued_ == 0) return;  // stopping: shutdown() took every queued task to cancel
     Task task = std::move(ring_[head_]);
     ring_[head_] = nullptr;
-    head_ = (head_ + 1) % ring_.size();
+    head_ = (head_ + 1) % capacity_;
     --queued_;
     ++running_;
     lock.unlock();

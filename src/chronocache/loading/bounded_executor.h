@@ -65,7 +65,7 @@ class BoundedExecutor {
   // See the header comment. Called by the owner's thread; later calls do nothing.
   void shutdown() CC_EXCLUDES(mu_);
 
-  std::size_t queue_capacity() const noexcept { return ring_.size(); }
+  std::size_t queue_capacity() const noexcept { return capacity_; }
   std::size_t thread_count() const noexcept { return thread_count_; }
 
  private:
@@ -74,7 +74,8 @@ class BoundedExecutor {
   Mutex mu_;
   CondVar work_ready_;  // a task was queued, or shutdown began
   CondVar idle_;        // the queue emptied and no task runs
-  // A ring of queue_capacity slots: allocated once, so submitting allocates nothing of ours.
+  const std::size_t capacity_;
+  // A ring of capacity_ slots: allocated once, so submitting allocates nothing of ours.
   std::vector<Task> ring_ CC_GUARDED_BY(mu_);
   std::size_t head_ CC_GUARDED_BY(mu_) = 0;
   std::size_t queued_ CC_GUARDED_BY(mu_) = 0;
