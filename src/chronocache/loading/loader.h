@@ -63,13 +63,16 @@ auto guard_loader_call(Fn&& fn, [[maybe_unused]] OnError&& on_error) {
 template <class K, class V>
 class Loader {
  public:
+  // The first test keeps these from being asked to copy a Loader (which would recurse into
+  // copy_constructible<Loader> under Clang).
   template <class F>
-  requires SyncLoaderFn<F, K, V> Loader(F fn)
-      : load_(std::move(fn)) {}  // NOLINT(google-explicit-constructor): a lambda reads best
+  requires(!std::same_as<std::remove_cvref_t<F>, Loader> && SyncLoaderFn<F, K, V>)
+      Loader(F fn)  // NOLINT(google-explicit-constructor): a lambda reads best
+      : load_(std::move(fn)) {}
 
   template <class F>
-  requires(!SyncLoaderFn<F, K, V> && AsyncLoaderFn<F, K, V>)
-      Loader(F fn)  // NOLINT(google-explicit-constructor)
+  requires(!std::same_as<std::remove_cvref_t<F>, Loader> && !SyncLoaderFn<F, K, V> &&
+           AsyncLoaderFn<F, K, V>) Loader(F fn)  // NOLINT(google-explicit-constructor)
       : load_([fn = std::move(fn)](const K& key) mutable -> LoadResult<V> {
           return fn(key).get();
         }) {}
@@ -91,8 +94,9 @@ class BulkLoader {
 
   BulkLoader() = default;  // none: get_all loads key by key
   template <class F>
-  requires std::is_invocable_r_v<std::vector<LoadResult<V>>, F&, std::span<const K>> BulkLoader(
-      F fn)
+  requires(!std::same_as<std::remove_cvref_t<F>, BulkLoader> &&
+           std::is_invocable_r_v<std::vector<LoadResult<V>>, F&, std::span<const K>>)
+      BulkLoader(F fn)
       : load_all_(std::move(fn)) {}  // NOLINT(google-explicit-constructor)
 
   explicit operator bool() const noexcept { return static_cast<bool>(load_all_); }
