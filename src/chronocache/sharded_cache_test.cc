@@ -40,6 +40,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/policy_names.h"
+#include "testing/shared_manual_clock.h"
 
 namespace chronocache {
 namespace {
@@ -573,21 +574,7 @@ TEST(ShardedCache, AnOverwriteDuringACaptureLeavesTheCapturedValue) {
   EXPECT_EQ(cache.get(7), -7);
 }
 
-// Time that one thread moves while others read it (ManualClock is for one thread). A thread may
-// pin what it reads itself, to know the `now` of its next calls exactly.
-class SharedManualClock {
- public:
-  TimePoint now() const noexcept {
-    return pinned_ ? *pinned_ : TimePoint(Duration(ms_->load(std::memory_order_acquire)));
-  }
-  void advance(Duration step) noexcept { ms_->fetch_add(step.count(), std::memory_order_acq_rel); }
-  static void pin_for_this_thread(std::optional<TimePoint> now) noexcept { pinned_ = now; }
-
- private:
-  std::shared_ptr<std::atomic<std::int64_t>> ms_ =
-      std::make_shared<std::atomic<std::int64_t>>(1'000'000);
-  static inline thread_local std::optional<TimePoint> pinned_;
-};
+using test_support::SharedManualClock;
 
 // Readers beside a writer whose values are their own deadlines (ms), put with TTLs that grow
 // (overwrites beside readers) and shrink (exclusive), while another thread moves the clock on: a

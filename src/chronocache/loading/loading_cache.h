@@ -1,0 +1,491 @@
+// LoadingCache: a read-through cache over ShardedCache. A get that misses calls the user's loader,
+// once per key however many threads miss it at once, and stores what it answers.
+//
+//   LoadingCache<int, std::string> users(
+//       {.expire_after_write = 10min, .refresh_after = 1min, .negative_ttl = 30s},
+//       [&](const int& id) -> LoadResult<std::string> { return db.fetch(id); });
+//   LoadResult<std::string> u = users.get(42);       // a hit, or a load (joined if in flight)
+//   std::shared_future<LoadResult<std::string>> f = users.get_async(43);
+//   users.prefetch(44);                              // background load if absent; droppable
+//
+// Reference semantics: Caffeine's LoadingCache (get, getAll with loadAll, refreshAfterWrite,
+// CacheStats). Where we differ, and why (docs/design/loading.md has the whole list):
+//   * Results are values, not exceptions: get returns LoadResult<V> (value, NotFound, LoadError).
+//     A loader error reaches every waiter of that load and is never cached (as Caffeine); a
+//     NotFound is a cached answer when negative_ttl is set (Caffeine has no negative caching:
+//     a null load is simply absent) and is counted apart from failures (Caffeine counts it as one).
+//   * A put or invalidate during a load does not wait for it (Caffeine's compute blocks them on
+//     the map's bin lock): the load is detached, its waiters still get its result, and the result
+//     is not stored, so the put wins. As if the load had finished just before the put.
+//   * Background work runs on a bounded executor; a full queue drops refreshes and prefetches
+//     (counted) and runs get_async's load on the caller, where Caffeine's executor queues without
+//     bound (ForkJoinPool.commonPool).
+//   * Adaptive TTL and prefetch() are ours (below).
+//
+// Features, each off by default (LoadingOptions):
+//   expire_after_write  the entry is gone this long after its write; the next get loads.
+//   refresh_after       a get of an older entry returns it and schedules one background reload
+//                       (single-flight with any load of the key). A failed reload keeps the old
+//                       entry (counted; the next get past the age tries again).
+//   negative_ttl        NotFound is cached this long.
+//   adaptive            the key's freshness TTL doubles on each reload that finds the value
+//                       unchanged and halves on each that finds it changed, within
+//                       [min_ttl, max_ttl]. The entry is kept one more TTL past its freshness, so
+//                       a get of a stale entry reloads it (blocking, single-flight) with the old
+//                       value at hand to compare; a stale value is never returned.
+//   prefetch(key)       the prefetch hook's operation: a background load of an absent key,
+//                       single-flight, dropped under back-pressure. A prefetched entry carries a
+//                       bit until its first read, which counts it "used" (accuracy = used/issued).
+//
+// Cost: with refresh_after and adaptive off, a hit is ShardedCache::get (one hash, the shard's
+// shared side, no allocation beyond V's copy) plus two tests of what it returned (the prefetch
+// bit, the negative flag): the per-entry metadata rides in the stored value (stored_entry.h)
+// instead of a side table, and no counter of ours is written (hits are ShardedCache's own,
+// minus our own extra reads). With refresh_after or adaptive on, a hit also reads the clock.
+// The miss path hashes again (the flight stripe), takes the stripe's mutex and re-reads the cache.
+//
+// Threads: every method is thread-safe. Loads run on the thread that missed (get, get_all), or
+// on the executor (refreshes, prefetches, get_async). A loader must not call get/get_all on this
+// cache for a key being loaded by its caller's thread: it would wait for itself (as in Caffeine).
+// Destruction cancels queued background loads (their waiters get kShutDown) and waits for the
+// running ones; no method may run during it.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "chronocache/base/hash.h"
+#include "chronocache/base/mutex.h"
+#include "chronocache/base/thread_annotations.h"
+#include "chronocache/clock/clock.h"
+#include "chronocache/clock/coarse_clock.h"
+#include "chronocache/loading/adaptive_ttl.h"
+#include "chronocache/loading/bounded_executor.h"
+#include "chronocache/loading/flight_table.h"
+#include "chronocache/loading/load_result.h"
+#include "chronocache/loading/loader.h"
+#include "chronocache/loading/loading_options.h"
+#include "chronocache/loading/loading_stats.h"
+#include "chronocache/loading/stored_entry.h"
+#include "chronocache/policy/eviction_policy.h"
+#include "chronocache/policy/ttl_only.h"
+#include "chronocache/sharded_cache.h"
+
+namespace chronocache {
+
+enum class PrefetchOutcome : std::uint8_t {
+  kScheduled,  // a background load was queued (counted as issued)
+  kPresent,    // the key has an entry (live, negative or kept stale): nothing to do
+  kInFlight,   // a load of the key is already running or queued
+  kDropped,    // the executor's queue was full (counted as dropped)
+};
+
+template <class K, class V, EvictionPolicy Policy = TtlOnly, Clock ClockT = CoarseClock,
+          class Hash = DefaultHash<K>, class Eq = std::equal_to<>>
+class LoadingCache {
+ public:
+  using Result = LoadResult<V>;
+  using key_type = K;
+  using mapped_type = V;
+
+  // `change_detector`: what "unchanged" means for adaptive TTL (default: V's operator==).
+  LoadingCache(LoadingOptions options, Loader<K, V> loader, BulkLoader<K, V> bulk_loader = {},
+               ChangeDetector<V> change_detector = ChangeDetector<V>(), ClockT clock = ClockT())
+      : options_(options),
+        timed_(options.refresh_after > Duration::zero() || options.adaptive.enabled),
+        initial_ttl_(initial_ttl_of(options)),
+        loader_(std::move(loader)),
+        bulk_loader_(std::move(bulk_loader)),
+        change_detector_(std::move(change_detector)),
+        cache_(options.cache, options.shard_count, clock),
+        flights_(options.flight_stripes),
+        executor_(options.executor) {
+    CC_CHECK(!options.adaptive.enabled || (options.adaptive.min_ttl > Duration::zero() &&
+                                           options.adaptive.min_ttl <= options.adaptive.max_ttl),
+             "adaptive TTL needs 0 < min_ttl <= max_ttl");
+  }
+
+  // Background work first: its tasks use everything below (executor_ is also declared last).
+  ~LoadingCache() { executor_.shutdown(); }
+
+  LoadingCache(const LoadingCache&) = delete;
+  LoadingCache& operator=(const LoadingCache&) = delete;
+
+  // The value, NotFound, or the error of the load this get waited for.
+  Result get(const K& key) {
+    std::optional<Entry> entry = cache_.get(key);
+    if (entry && !entry->prefetched && !timed_) [[likely]]
+      return answer_of(std::move(*entry));
+    return get_checked(key, std::move(entry));
+  }
+
+  // A hit is a ready future; a miss joins the key's flight or starts one on the executor (on
+  // this thread, before returning, if the executor's queue is full).
+  std::shared_future<Result> get_async(const K& key) {
+    const TimePoint now = clock().now();
+    if (std::optional<Entry> entry = cache_.get(key); entry && !is_stale(*entry, now))
+      return ready(serve(key, std::move(*entry), now));
+    Lookup lookup = find_or_register(key, now);
+    if (lookup.found) return ready(serve(key, std::move(*lookup.found), now));
+    if (lookup.joined.valid()) return lookup.joined;
+    detail::Flight<V>* flight = lookup.own;
+    std::shared_future<Result> future = flight->result;  // before the task may complete it
+    if (submit(key, flight) != SubmitOutcome::kAccepted) {
+      {
+        Stripe& stripe = flights_.stripe_of(key);
+        MutexLock lock(stripe.mu);
+        ++stripe.counters.loads_on_caller;
+      }
+      (void)complete(key, flight, loader_.load(key), /*cancelled=*/false);
+    }
+    return future;
+  }
+
+  // One result per key, in order. The keys that miss and are not in flight are loaded together
+  // by the bulk loader (or one by one by the loader, on this thread); those in flight are joined.
+  // A key may appear more than once. Single-flight with get: a get of a key this call is loading
+  // waits for this call's load, and the other way round.
+  std::vector<Result> get_all(std::span<const K> keys) {
+    const TimePoint now = clock().now();
+    std::vector<std::optional<Result>> answers(keys.size());
+    std::vector<std::pair<std::size_t, std::shared_future<Result>>> joined;
+    std::vector<std::size_t> own_at;
+    std::vector<K> own_keys;
+    std::vector<detail::Flight<V>*> own_flights;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const K& key = keys[i];
+      if (std::optional<Entry> entry = cache_.get(key); entry && !is_stale(*entry, now)) {
+        answers[i] = serve(key, std::move(*entry), now);
+        continue;
+      }
+      Lookup lookup = find_or_register(key, now);
+      if (lookup.found) {
+        answers[i] = serve(key, std::move(*lookup.found), now);
+      } else if (lookup.joined.valid()) {
+        joined.emplace_back(i, std::move(lookup.joined));
+      } else {
+        own_at.push_back(i);
+        own_keys.push_back(key);
+        own_flights.push_back(lookup.own);
+      }
+    }
+    // Ours are completed before any other flight is waited for: two get_alls that each own a key
+    // the other joined would otherwise wait for each other.
+    if (!own_keys.empty()) {
+      if (bulk_loader_) {
+        std::vector<Result> results = bulk_loader_.load_all(std::span<const K>(own_keys));
+        for (std::size_t j = 0; j < own_keys.size(); ++j)
+          answers[own_at[j]] = complete(own_keys[j], own_flights[j], std::move(results[j]), false);
+      } else {
+        for (std::size_t j = 0; j < own_keys.size(); ++j)
+          answers[own_at[j]] =
+              complete(own_keys[j], own_flights[j], loader_.load(own_keys[j]), false);
+      }
+    }
+    for (auto& [at, future] : joined) answers[at] = future.get();
+    std::vector<Result> out;
+    out.reserve(keys.size());
+    for (std::optional<Result>& answer : answers) out.push_back(std::move(*answer));
+    return out;
+  }
+
+  // Stores `value` as if loaded now. A load of the key in flight is detached: its waiters get
+  // what it loads, the cache keeps `value` (the put wins). Adaptive: the key starts over at the
+  // initial TTL.
+  void put(const K& key, V value) {
+    const TimePoint now = clock().now();
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    detach_locked(stripe, key);
+    write_locked(key, Entry{std::move(value), now, ttl_ms_of(initial_ttl_), false}, now);
+  }
+
+  // Removes the key's entry (value, negative or stale) and detaches its load in flight, whose
+  // result is then not stored: the next get loads afresh.
+  void invalidate(const K& key) {
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    detach_locked(stripe, key);
+    (void)cache_.erase(key);
+  }
+
+  // The prefetch hook's operation: loads `key` in the background unless it has an entry or a
+  // load in flight. Never blocks on the loader; dropped (and counted) when the queue is full.
+  // "Present" costs one hash and the shard's shared side (ShardedCache::contains; no count).
+  PrefetchOutcome prefetch(const K& key) {
+    if (cache_.contains(key)) return PrefetchOutcome::kPresent;
+    return schedule(key, detail::FlightKind::kPrefetch, std::nullopt, clock().now());
+  }
+
+  // Exact once no call runs; a mix of moments otherwise (each stripe's part is exact).
+  LoadingStats stats() const {
+    LoadingStats out;
+    std::uint64_t extra_lookups = 0;
+    for (std::size_t i = 0; i < flights_.stripe_count(); ++i) {
+      Stripe& stripe = flights_.stripe(i);
+      MutexLock lock(stripe.mu);
+      stripe.counters.add_to(out);
+      extra_lookups += stripe.counters.extra_lookups;
+    }
+    out.cache = cache_.stats();
+    // Every get reads the ShardedCache once (its hit or miss), and we count our other reads.
+    const std::uint64_t lookups = out.cache.hits + out.cache.misses;
+    const std::uint64_t gets = lookups > extra_lookups ? lookups - extra_lookups : 0;
+    out.hits = gets > out.misses ? gets - out.misses : 0;
+    return out;
+  }
+
+  // Entries held: values, negatives, and (adaptive) stale ones kept for their next reload.
+  std::size_t size() const { return cache_.size(); }
+
+  // Blocks until no background work is queued or running: tests wait here, never sleep.
+  void wait_idle() { executor_.wait_idle(); }
+
+  ClockT& clock() noexcept { return cache_.clock(); }
+  const LoadingOptions& options() const noexcept { return options_; }
+
+ private:
+  using Entry = detail::StoredEntry<V>;
+  using Flight = detail::Flight<V>;
+  using Flights = detail::FlightTable<K, V, Hash, Eq>;
+  using Stripe = typename Flights::Stripe;
+
+  // What a miss found under its stripe's lock: an entry stored since its first look, a flight
+  // to wait for, or a flight it registered and must complete.
+  struct Lookup {
+    std::optional<Entry> found{};
+    std::shared_future<Result> joined{};
+    Flight* own = nullptr;
+  };
+
+  static Duration initial_ttl_of(const LoadingOptions& options) noexcept {
+    if (!options.adaptive.enabled) return Duration::zero();
+    const Duration start = options.expire_after_write > Duration::zero()
+                               ? options.expire_after_write
+                               : options.adaptive.min_ttl;
+    return std::clamp(start, options.adaptive.min_ttl, options.adaptive.max_ttl);
+  }
+  static std::uint32_t ttl_ms_of(Duration ttl) noexcept {
+    return static_cast<std::uint32_t>(std::min<std::int64_t>(ttl.count(), UINT32_MAX));
+  }
+
+  static Result answer_of(Entry&& entry) {
+    if (entry.value) return Result(std::move(*entry.value));
+    return Result(NotFound{});
+  }
+  static std::shared_future<Result> ready(Result result) {
+    std::promise<Result> promise;
+    promise.set_value(std::move(result));
+    return promise.get_future().share();
+  }
+
+  // Adaptive: a value entry past its own TTL is stale; it is kept only to be compared.
+  bool is_stale(const Entry& entry, TimePoint now) const noexcept {
+    return options_.adaptive.enabled && entry.value && now - entry.written >= entry.ttl();
+  }
+  bool is_refresh_due(const Entry& entry, TimePoint now) const noexcept {
+    return options_.refresh_after > Duration::zero() && entry.value &&
+           now - entry.written >= options_.refresh_after;
+  }
+
+  // Every hit that is not the plain case: a prefetched entry, or a timed feature is on.
+  [[gnu::noinline]] Result get_checked(const K& key, std::optional<Entry> entry) {
+    const TimePoint now = clock().now();
+    if (entry && !is_stale(*entry, now)) return serve(key, std::move(*entry), now);
+    Lookup lookup = find_or_register(key, now);
+    if (lookup.found) return serve(key, std::move(*lookup.found), now);
+    if (lookup.joined.valid()) return lookup.joined.get();
+    return complete(key, lookup.own, loader_.load(key), /*cancelled=*/false);
+  }
+
+  // A live (not stale) entry's answer, after its side effects: its prefetch bit is spent, and a
+  // refresh is scheduled if it is due.
+  Result serve(const K& key, Entry&& entry, TimePoint now) {
+    if (entry.prefetched) [[unlikely]]
+      spend_prefetch_bit(key, entry.written, now);
+    if (is_refresh_due(entry, now)) (void)schedule(key, detail::FlightKind::kRefresh, entry, now);
+    return answer_of(std::move(entry));
+  }
+
+  Lookup find_or_register(const K& key, TimePoint now) {
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    // Re-read under the lock: a load may have stored the key and left since our first look.
+    ++stripe.counters.extra_lookups;
+    std::optional<Entry> again = cache_.get(key);
+    if (again && !is_stale(*again, now)) return Lookup{.found = std::move(again)};
+    ++stripe.counters.misses;
+    if (auto it = stripe.flights.find(key); it != stripe.flights.end()) {
+      Flight& flight = *it->second;
+      if (flight.kind == detail::FlightKind::kPrefetch && !flight.waited_on)
+        ++stripe.counters.prefetches_used;
+      flight.waited_on = true;
+      return Lookup{.joined = flight.result};
+    }
+    // `again` is the stale entry (adaptive), if any: the reload compares against it.
+    auto flight = std::make_unique<Flight>(detail::FlightKind::kLoad, std::move(again), now);
+    stripe.flights.emplace(key, flight.get());
+    return Lookup{.own = flight.release()};  // owned by this caller until complete()
+  }
+
+  // A background load of `key` unless one is in flight (or, for a prefetch, the key is there).
+  PrefetchOutcome schedule(const K& key, detail::FlightKind kind, std::optional<Entry> previous,
+                           TimePoint now) {
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    if (stripe.flights.contains(key)) return PrefetchOutcome::kInFlight;
+    if (kind == detail::FlightKind::kPrefetch && cache_.contains(key))
+      return PrefetchOutcome::kPresent;  // stored since the caller's look
+    auto flight = std::make_unique<Flight>(kind, std::move(previous), now);
+    const bool is_refresh = kind == detail::FlightKind::kRefresh;
+    // Submitted under the stripe's lock, so the task's complete() cannot run before the flight
+    // is registered, and a refused flight was never seen by anyone. (Lock order: stripe, then
+    // the executor's; the executor calls no task under its own.)
+    if (submit(key, flight.get()) != SubmitOutcome::kAccepted) {
+      ++(is_refresh ? stripe.counters.refreshes_dropped : stripe.counters.prefetches_dropped);
+      return PrefetchOutcome::kDropped;
+    }
+    stripe.flights.emplace(key, flight.release());  // owned by the task now
+    ++(is_refresh ? stripe.counters.refreshes : stripe.counters.prefetches_issued);
+    return PrefetchOutcome::kScheduled;
+  }
+
+  // The task completes (and so deletes) `flight` exactly once, run or cancelled.
+  SubmitOutcome submit(const K& key, Flight* flight) {
+    return executor_.try_submit([this, key, flight](TaskMode mode) {
+      if (mode == TaskMode::kCancel) {
+        (void)complete(key, flight,
+                       LoadError{LoadErrorCode::kShutDown, "cache destroyed before the load ran"},
+                       /*cancelled=*/true);
+      } else {
+        (void)complete(key, flight, loader_.load(key), /*cancelled=*/false);
+      }
+    });
+  }
+
+  // Ends `flight` (and deletes it): counts the load, stores its result unless the flight was
+  // detached, unregisters it (in the same critical section, so a get that misses after this
+  // sees the result on its re-read), then wakes its waiters. Returns the result.
+  Result complete(const K& key, Flight* flight_ptr, Result result, bool cancelled) {
+    const std::unique_ptr<Flight> flight(flight_ptr);
+    const TimePoint now = clock().now();
+    Stripe& stripe = flights_.stripe_of(key);
+    {
+      MutexLock lock(stripe.mu);
+      if (cancelled)
+        ++stripe.counters.cancelled;
+      else
+        count_load_locked(stripe, *flight, result, now);
+      if (!flight->detached) {
+        stripe.flights.erase(key);
+        if (!cancelled) store_locked(stripe, key, *flight, result, now);
+      }
+    }
+    flight->promise.set_value(result);
+    return result;
+  }
+
+  void count_load_locked(Stripe& stripe, const Flight& flight, const Result& result, TimePoint now)
+      CC_REQUIRES(stripe.mu) {
+    detail::LoadingCounters& c = stripe.counters;
+    ++c.loads;
+    c.total_load_time += now - flight.started;
+    switch (result.status()) {
+      case LoadStatus::kValue:
+        ++c.load_successes;
+        break;
+      case LoadStatus::kNotFound:
+        ++c.load_not_found;
+        break;
+      case LoadStatus::kError:
+        ++c.load_failures;
+        if (flight.kind == detail::FlightKind::kRefresh) ++c.refresh_failures;
+        break;
+    }
+  }
+
+  void store_locked(Stripe& stripe, const K& key, const Flight& flight, const Result& result,
+                    TimePoint now) CC_REQUIRES(stripe.mu) {
+    switch (result.status()) {
+      case LoadStatus::kValue: {
+        const bool unread = flight.kind == detail::FlightKind::kPrefetch && !flight.waited_on;
+        const Duration ttl = options_.adaptive.enabled
+                                 ? next_ttl_locked(stripe, flight.previous, result.value())
+                                 : Duration::zero();
+        write_locked(key, Entry{result.value(), now, ttl_ms_of(ttl), unread}, now);
+        break;
+      }
+      case LoadStatus::kNotFound:
+        if (options_.negative_ttl > Duration::zero())
+          write_locked(key, Entry{std::nullopt, now, 0, false}, now);
+        else if (flight.previous)
+          (void)cache_.erase(key);  // what it reloaded exists no more
+        break;
+      case LoadStatus::kError:
+        break;  // never cached; a refresh's or a stale reload's old entry stays
+    }
+  }
+
+  Duration next_ttl_locked(Stripe& stripe, const std::optional<Entry>& previous, const V& loaded)
+      CC_REQUIRES(stripe.mu) {
+    if (!previous || !previous->value) return initial_ttl_;
+    const bool changed = change_detector_.changed(*previous->value, loaded);
+    ++(changed ? stripe.counters.ttl_shrunk : stripe.counters.ttl_grown);
+    return next_adaptive_ttl(previous->ttl(), changed, options_.adaptive);
+  }
+
+  // Stores `entry` with the ShardedCache deadline its kind asks for, counted from its write.
+  // Callers hold the key's stripe mutex (the analysis cannot name it here: the key picks it).
+  void write_locked(const K& key, Entry entry, TimePoint now) {
+    const Duration lifetime = !entry.value                ? options_.negative_ttl
+                              : options_.adaptive.enabled ? 2 * entry.ttl()
+                                                          : options_.expire_after_write;
+    if (lifetime == Duration::zero()) {
+      (void)cache_.put(key, std::move(entry));
+      return;
+    }
+    const Duration left = lifetime - (now - entry.written);
+    (void)cache_.put(key, std::move(entry), left);  // left <= 0: removed (already past its life)
+  }
+
+  void detach_locked(Stripe& stripe, const K& key) CC_REQUIRES(stripe.mu) {
+    if (auto it = stripe.flights.find(key); it != stripe.flights.end()) {
+      it->second->detached = true;
+      stripe.flights.erase(it);
+    }
+  }
+
+  // The first read of a prefetched entry: counts it used and stores it again without the bit,
+  // unless it changed since the caller read it (another reader spent the bit, or a write came).
+  void spend_prefetch_bit(const K& key, TimePoint written, TimePoint now) {
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    ++stripe.counters.extra_lookups;
+    std::optional<Entry> again = cache_.get(key);
+    if (!again || !again->prefetched || again->written != written) return;
+    ++stripe.counters.prefetches_used;
+    again->prefetched = false;
+    write_locked(key, std::move(*again), now);
+  }
+
+  const LoadingOptions options_;
+  const bool timed_;  // refresh_after or adaptive: a hit must read the clock
+  const Duration initial_ttl_;
+  const Loader<K, V> loader_;
+  const BulkLoader<K, V> bulk_loader_;
+  const ChangeDetector<V> change_detector_;
+  ShardedCache<K, Entry, Policy, ClockT, Hash, Eq> cache_;
+  Flights flights_;
+  BoundedExecutor executor_;  // last: destroyed first, while what its tasks use still lives
+};
+
+}  // namespace chronocache
