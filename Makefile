@@ -87,19 +87,20 @@ format: setup
 	tools/format.sh
 
 # The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
-# exiting with the ticker running) also run under ThreadSanitizer, and so does chronocached for
+# exiting with the ticker running, the prefetch model's rows under racing records and predicts) also run under ThreadSanitizer, and so does chronocached for
 # the many-clients test of its event loops (tests/integration/test_threads.py) and cluster mode's
 # handshake thread (the MEET tests of tests/integration/test_cluster.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
-	  exit_with_live_caches_test exit_with_live_caches chronocached
+	  exit_with_live_caches_test exit_with_live_caches successor_model_concurrency_test chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
 # Compile-only at -O0: the analysis runs in the front end, and make test runs these tests elsewhere.
 THREAD_SAFETY_TARGETS := chronocache chronocache_persistence cc_sim sharded_cache_test clock_test \
-                         cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core
+                         cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core \
+                         successor_model_test successor_model_concurrency_test
 build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)
