@@ -3,8 +3,10 @@
 //
 //   +----------+--------+-------+----------------------+-------------------+-------------------+
 //   | RowLock  | tenure | owner | successor[0..W)      | count[0..W)       | inherited[0..W)   |
-//   | 4 B      | 2 B    | K     | W x K                | W x 2 B           | W x 2 B           |
+//   | 4 B      | 2 B    | K     | W x K                | 4 x 16 bits       | 4 x 16 bits       |
 //   +----------+--------+-------+----------------------+-------------------+-------------------+
+//   The counts are lanes of one 64-bit word (PackedCounts), so W <= 4 and a row's total, its
+//   halving and its guaranteed counts are a few word operations, not a loop.
 //   64 bytes for 8-byte keys and W = 4 (static_assert in successor_model_test.cc); 192 for
 //   std::string (32-byte objects, their heap bytes beside).
 //
@@ -72,9 +74,32 @@ struct RowParams {
   std::uint32_t min_confidence_q16 = 1u << 15;  // min_confidence x 65536
 };
 
+// Four 16-bit counters in one 64-bit word, lane i at bits [16i, 16i + 16): a row's counts (and
+// its inherited counts) are loaded, summed, halved and stored as one word.
+struct PackedCounts {
+  static constexpr std::uint64_t kLaneOnes = 0x0001000100010001ULL;
+  static constexpr std::uint64_t kLaneLowBitsCleared = 0x7fff7fff7fff7fffULL;
+
+  static std::uint32_t lane(std::uint64_t word, std::size_t i) noexcept {
+    return static_cast<std::uint32_t>((word >> (16 * i)) & 0xffff);
+  }
+  static std::uint64_t one_in(std::size_t i) noexcept { return std::uint64_t{1} << (16 * i); }
+  // The sum of the four lanes; exact while it is below 65 536 (decay_period keeps it there).
+  static std::uint32_t sum(std::uint64_t word) noexcept {
+    return static_cast<std::uint32_t>((word * kLaneOnes) >> 48);
+  }
+  // Every lane halved (floor).
+  static std::uint64_t halved(std::uint64_t word) noexcept {
+    return (word >> 1) & kLaneLowBitsCleared;
+  }
+  static std::uint64_t with_lane(std::uint64_t word, std::size_t i, std::uint32_t value) noexcept {
+    return (word & ~(std::uint64_t{0xffff} << (16 * i))) | (std::uint64_t{value} << (16 * i));
+  }
+};
+
 template <class K, std::size_t kWays>
 struct alignas(64) SuccessorRow {
-  static_assert(kWays >= 1 && kWays <= 8, "a row scans its successors linearly: keep W small");
+  static_assert(kWays >= 1 && kWays <= 4, "a row's counts are four 16-bit lanes of one word");
 
   static constexpr auto kRelaxed = std::memory_order_relaxed;
   static constexpr auto kAcquire = std::memory_order_acquire;
@@ -85,6 +110,8 @@ struct alignas(64) SuccessorRow {
   RecordOutcome record_locked(const K& prev, const K& next, const RowParams& params)
       CC_REQUIRES(lock) {
     RecordOutcome outcome = RecordOutcome::kCounted;
+    std::uint64_t counts = count.load(kRelaxed);
+    std::uint64_t inherits = inherited.load(kRelaxed);
     const std::uint16_t held = tenure.load(kRelaxed);
     if (held != 0 && owner.load() == prev) {
       if (held < params.owner_tenure) tenure.store(static_cast<std::uint16_t>(held + 1), kRelease);
@@ -94,46 +121,45 @@ struct alignas(64) SuccessorRow {
         return RecordOutcome::kRowHeld;
       }
       owner.store(prev);
-      for (std::size_t i = 0; i < kWays; ++i) {
-        count[i].store(0, kRelease);
-        inherited[i].store(0, kRelease);
-      }
       tenure.store(1, kRelease);
+      counts = 0;
+      inherits = 0;
       outcome = RecordOutcome::kClaimed;
     }
 
+    std::size_t found = kWays;
     std::size_t free_slot = kWays;
     std::size_t weakest = 0;
     std::uint32_t weakest_count = UINT32_MAX;
-    std::uint32_t total = 1;  // the transition being recorded
-    std::size_t found = kWays;
     for (std::size_t i = 0; i < kWays; ++i) {
-      const std::uint32_t c = count[i].load(kRelaxed);
-      total += c;
+      const std::uint32_t c = PackedCounts::lane(counts, i);
       if (c == 0) {
         if (free_slot == kWays) free_slot = i;
-      } else {
-        if (found == kWays && successor[i].load() == next) found = i;
-        if (c < weakest_count) {
-          weakest_count = c;
-          weakest = i;
-        }
+      } else if (successor[i].load() == next) {
+        found = i;
+        break;
+      } else if (c < weakest_count) {
+        weakest_count = c;
+        weakest = i;
       }
     }
     if (found != kWays) {
-      count[found].store(static_cast<std::uint16_t>(count[found].load(kRelaxed) + 1), kRelease);
-    } else if (free_slot != kWays) {
-      successor[free_slot].store(next);
-      inherited[free_slot].store(0, kRelease);
-      count[free_slot].store(1, kRelease);
-      if (outcome == RecordOutcome::kCounted) outcome = RecordOutcome::kAdded;
+      counts += PackedCounts::one_in(found);
     } else {
-      successor[weakest].store(next);
-      inherited[weakest].store(static_cast<std::uint16_t>(weakest_count), kRelease);
-      count[weakest].store(static_cast<std::uint16_t>(weakest_count + 1), kRelease);
       if (outcome == RecordOutcome::kCounted) outcome = RecordOutcome::kAdded;
+      // A free place, else the weakest one's, inheriting its count (space-saving).
+      const std::size_t slot = free_slot != kWays ? free_slot : weakest;
+      const std::uint32_t inherit = free_slot != kWays ? 0 : weakest_count;
+      successor[slot].store(next);
+      inherits = PackedCounts::with_lane(inherits, slot, inherit);
+      counts = PackedCounts::with_lane(counts, slot, inherit + 1);
     }
-    if (total >= params.decay_period) halve_locked();
+    if (PackedCounts::sum(counts) >= params.decay_period) {
+      counts = PackedCounts::halved(counts);
+      inherits = PackedCounts::halved(inherits);
+    }
+    count.store(counts, kRelease);
+    inherited.store(inherits, kRelease);
     return outcome;
   }
 
@@ -142,29 +168,31 @@ struct alignas(64) SuccessorRow {
   // others, assigning into out[i].key reuses its capacity.
   std::size_t predict_locked(const K& key, std::span<Prediction<K>> out,
                              const RowParams& params) const CC_REQUIRES(lock) {
-    std::array<std::uint32_t, kWays> guaranteed{};
-    std::uint32_t total = 0;
-    for (std::size_t i = 0; i < kWays; ++i) {
-      const std::uint32_t c = count[i].load(kAcquire);
-      guaranteed[i] = c - inherited[i].load(kAcquire);
-      total += c;
-    }
+    const std::uint64_t counts = count.load(kAcquire);
+    const std::uint32_t total = PackedCounts::sum(counts);
     if (total == 0 || !(owner.load() == key)) return 0;
+    // Lane-wise counts less inherited: no borrow crosses lanes, since inherited <= count in each
+    // (a torn optimistic copy may break that; the caller discards such a copy).
+    const std::uint64_t guaranteed = counts - inherited.load(kAcquire);
     // Candidates by guaranteed count, strongest first (insertion sort over at most W).
     std::array<std::uint8_t, kWays> order{};
     std::size_t n = 0;
     const std::uint64_t bar = std::uint64_t{params.min_confidence_q16} * total;
     for (std::size_t i = 0; i < kWays; ++i) {
-      const std::uint32_t g = guaranteed[i];
+      const std::uint32_t g = PackedCounts::lane(guaranteed, i);
       if (g < params.min_count || (std::uint64_t{g} << 16) < bar) continue;
       std::size_t at = n++;
-      for (; at > 0 && guaranteed[order[at - 1]] < g; --at) order[at] = order[at - 1];
+      for (; at > 0 && PackedCounts::lane(guaranteed, order[at - 1]) < g; --at) {
+        order[at] = order[at - 1];
+      }
       order[at] = static_cast<std::uint8_t>(i);
     }
     if (n > out.size()) n = out.size();
+    const float per_transition = 1.0f / static_cast<float>(total);
     for (std::size_t j = 0; j < n; ++j) {
       out[j].key = successor[order[j]].load();
-      out[j].confidence = static_cast<float>(guaranteed[order[j]]) / static_cast<float>(total);
+      out[j].confidence =
+          static_cast<float>(PackedCounts::lane(guaranteed, order[j])) * per_transition;
     }
     return n;
   }
@@ -190,19 +218,13 @@ struct alignas(64) SuccessorRow {
     return 0;
   }
 
-  void halve_locked() CC_REQUIRES(lock) {
-    for (std::size_t i = 0; i < kWays; ++i) {
-      count[i].store(static_cast<std::uint16_t>(count[i].load(kRelaxed) / 2), kRelease);
-      inherited[i].store(static_cast<std::uint16_t>(inherited[i].load(kRelaxed) / 2), kRelease);
-    }
-  }
-
   mutable RowLock lock;
   std::atomic<std::uint16_t> tenure CC_GUARDED_BY(lock){0};
   KeyCell<K> owner CC_GUARDED_BY(lock);
   std::array<KeyCell<K>, kWays> successor CC_GUARDED_BY(lock);
-  std::array<std::atomic<std::uint16_t>, kWays> count CC_GUARDED_BY(lock){};
-  std::array<std::atomic<std::uint16_t>, kWays> inherited CC_GUARDED_BY(lock){};
+  // PackedCounts: lane i is successor i's count (0: the place is free) / inherited count.
+  std::atomic<std::uint64_t> count CC_GUARDED_BY(lock){0};
+  std::atomic<std::uint64_t> inherited CC_GUARDED_BY(lock){0};
 };
 
 }  // namespace chronocache::detail
