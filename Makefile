@@ -11,6 +11,8 @@
 #   make bench-expiry  active expiry of 1 M volatile keys beside 1 M persistent ones, vs redis-server
 #   make bench-maxmemory  RSS under redis-benchmark SETs with maxmemory 256mb, vs redis-server
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
+#   make bench-prefetch  the prefetch model: ns and instructions per record/predict, and its accuracy
+#               on synthetic patterns and ../shared/data/traces (docs/design/prefetch.md)
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
 #   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
@@ -47,7 +49,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -87,21 +89,23 @@ format: setup
 	tools/format.sh
 
 # The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
-# exiting with the ticker running, LoadingCache and its executor) also run under ThreadSanitizer, and so does chronocached for
+# exiting with the ticker running, LoadingCache and its executor, the prefetch model's rows under
+# racing records and predicts) also run under ThreadSanitizer, and so does chronocached for
 # the many-clients test of its event loops (tests/integration/test_threads.py) and cluster mode's
 # handshake thread (the MEET tests of tests/integration/test_cluster.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
 	  exit_with_live_caches_test exit_with_live_caches bounded_executor_test loading_cache_test \
-	  loading_concurrency_test chronocached
+	  loading_concurrency_test successor_model_concurrency_test chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
 # Compile-only at -O0: the analysis runs in the front end, and make test runs these tests elsewhere.
 THREAD_SAFETY_TARGETS := chronocache chronocache_persistence cc_sim sharded_cache_test clock_test \
                          cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core \
-                         bounded_executor_test loading_cache_test loading_concurrency_test
+                         bounded_executor_test loading_cache_test loading_concurrency_test \
+                         successor_model_test successor_model_concurrency_test
 build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)
@@ -236,6 +240,23 @@ bench-reshard: build-release
 bench-hitratio: build-release
 	$(SYSTEM_PYTHON) bench/hitratio/run_hitratio.py --sim build/release/src/sim/chronocache-sim \
 	  --out build/hitratio $(BENCH_ARGS)
+
+# The prefetch model (src/chronocache/predict/): Google Benchmark ns (5 repetitions, medians),
+# callgrind instructions per operation, then the accuracy table (traces skipped, with a line
+# saying so, when ../shared/data/traces is absent). Builds only its three binaries.
+PREFETCH_OPS := 200000
+bench-prefetch: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target prefetch_model_bench prefetch_model_ops prefetch_accuracy
+	@echo "# chronocache $$(git rev-parse --short HEAD) $$(c++ --version | head -1) cores=$$(nproc)"
+	./build/release/bench/prefetch_model_bench --benchmark_repetitions=5 \
+	  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
+	@for op in record predict; do for keys in int str11 str40; do \
+	  refs=$$(valgrind --tool=callgrind --toggle-collect='*run_ops*' --callgrind-out-file=/dev/null \
+	    ./build/release/bench/prefetch_model_ops $$op $$keys $(PREFETCH_OPS) 2>&1 \
+	    | grep -oP 'I\s+refs:\s+\K[\d,]+' | tr -d ,); \
+	  echo "instructions/$$op/$$keys $$((refs / $(PREFETCH_OPS)))"; done; done
+	./build/release/bench/intelligence/prefetch_accuracy --reps 3 $(BENCH_ARGS)
 
 # The simulator on any trace file (any format and compression it reads), e.g. a sample trace:
 #   make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --csv cpp.csv"

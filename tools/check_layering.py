@@ -31,6 +31,9 @@ LAYERS = {
     "chronocache/policy/": ["chronocache/base/"],
     # Locks for concurrent readers (ShardedCache's ReadMostlyLock): base/ only.
     "chronocache/concurrency/": ["chronocache/base/"],
+    # The prefetch model: rows of keys behind their own seqlocks; knows nothing of the cache.
+    "chronocache/predict/": ["chronocache/base/", "chronocache/concurrency/atomic_word.h",
+                             "chronocache/memory/heap_bytes.h"],
     "chronocache/table/": ["chronocache/base/", "chronocache/clock/", "chronocache/expiry/"],
     "chronocache/": ["chronocache/"],
     # Snapshot files on the engine; the simulator beside the server, neither seeing the other.
