@@ -556,3 +556,122 @@ def slot_tags(slots):
             tags[slot] = str(i)
         i += 1
     return tags
+
+
+def test_membership_commands_answer_as_redis(pair):
+    """FORGET, RESET, FLUSHSLOTS, SAVECONFIG, BUMPEPOCH and the replica and failure-detection
+    subcommands: the same steps against redis-server give the same replies. Every node here is
+    a master without replicas, so those answer as Redis does to a master."""
+    a, b, ca, cb = pair
+    ida, idb = node_id(ca), node_id(cb)
+    assert error_of(ca, "CLUSTER", "FORGET", "abc") == "Unknown node abc"
+    assert error_of(ca, "CLUSTER", "FORGET", ida) == "I tried hard but I can't forget myself..."
+    assert error_of(ca, "CLUSTER", "FORGET") == (
+        "wrong number of arguments for 'cluster|forget' command")
+    assert ca.execute_command("CLUSTER", "COUNT-FAILURE-REPORTS", idb) == 0
+    assert error_of(ca, "CLUSTER", "COUNT-FAILURE-REPORTS", "abc") == "Unknown node abc"
+    assert ca.execute_command("CLUSTER", "REPLICAS", idb) == []
+    assert ca.execute_command("CLUSTER", "SLAVES", ida) == []
+    assert error_of(ca, "CLUSTER", "REPLICAS", "abc") == "Unknown node abc"
+    assert error_of(ca, "CLUSTER", "REPLICATE", "abc") == "Unknown node abc"
+    assert error_of(ca, "CLUSTER", "REPLICATE", ida) == "Can't replicate myself"
+    assert error_of(ca, "CLUSTER", "REPLICATE", idb) == (
+        "To set a master the node must be empty and without assigned slots.")
+    for args in ([], ["FORCE"], ["takeover"]):
+        assert error_of(ca, "CLUSTER", "FAILOVER", *args) == (
+            "You should send CLUSTER FAILOVER to a replica")
+    assert error_of(ca, "CLUSTER", "FAILOVER", "bogus") == "syntax error"
+    assert error_of(ca, "CLUSTER", "RESET", "bogus") == "syntax error"
+    assert error_of(ca, "CLUSTER", "RESET", "SOFT", "x") == (
+        "unknown subcommand or wrong number of arguments for 'RESET'. Try CLUSTER HELP.")  # as typed
+    assert ca.execute_command("CLUSTER", "SAVECONFIG") == "OK"
+    assert ca.execute_command("CLUSTER", "BUMPEPOCH").split()[0] in ("BUMPED", "STILL")
+    # A node that holds keys cannot drop its slots or start over.
+    assert ca.set("foo", "bar") is True
+    assert error_of(ca, "CLUSTER", "FLUSHSLOTS") == (
+        "DB must be empty to perform CLUSTER FLUSHSLOTS.")
+    assert error_of(ca, "CLUSTER", "RESET") == (
+        "CLUSTER RESET can't be called with master nodes containing keys")
+    assert error_of(ca, "CLUSTER", "RESET", "HARD") == (
+        "CLUSTER RESET can't be called with master nodes containing keys")
+    # b, empty and serving nothing, forgets a, then starts over with a new id (HARD).
+    assert cb.execute_command("CLUSTER", "FORGET", ida) == "OK"
+    assert [line.split()[0] for line in cb.execute_command("CLUSTER", "NODES").splitlines()] == [
+        idb]
+    assert cb.execute_command("CLUSTER", "FLUSHSLOTS") == "OK"
+    assert cb.execute_command("CLUSTER", "RESET", "HARD") == "OK"
+    assert node_id(cb) != idb
+    info = cb.execute_command("CLUSTER", "INFO")
+    assert "cluster_known_nodes:1" in info and "cluster_my_epoch:0" in info
+    assert "cluster_current_epoch:0" in info
+
+
+def test_forget_unassigns_the_forgotten_nodes_slots_and_closes_its_migrations(start_node):
+    a, b = start_node("a"), start_node("b")
+    ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
+    assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 99) == "OK"
+    assert cb.execute_command("CLUSTER", "ADDSLOTSRANGE", 100, 16383) == "OK"
+    meet_all([a, b])
+    assert ca.execute_command("CLUSTER", "SETSLOT", 5, "MIGRATING", node_id(cb)) == "OK"
+    assert ca.execute_command("CLUSTER", "FORGET", node_id(cb)) == "OK"
+    info = ca.execute_command("CLUSTER", "INFO")
+    assert "cluster_slots_assigned:100" in info and "cluster_known_nodes:1" in info
+    assert "[" not in my_line(ca)
+    assert error_of(ca, "GET", "foo") == "CLUSTERDOWN Hash slot not served"
+    a.stop()  # what FORGET changed was saved
+    again = start_node("a").client(decode_responses=True)
+    assert "cluster_slots_assigned:100" in again.execute_command("CLUSTER", "INFO")
+
+
+def test_redis_cli_adds_rebalances_fixes_and_deletes_a_node(cluster, start_node):
+    """A fourth node joins (add-node), takes its share of the slots with their keys
+    (rebalance), an interrupted migration is repaired (fix), and the node gives its slots back
+    and leaves (rebalance with weight 0, del-node): every key is still there."""
+    entry = f"127.0.0.1:{cluster[0].port}"
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[0].port)],
+                          decode_responses=True)
+    pipe = client.pipeline()
+    for i in range(2000):
+        pipe.set(f"k{i}", i, ex=3600)
+    assert all(pipe.execute())
+
+    def cli(*args, stdin=None, ok=True):
+        out = subprocess.run(["redis-cli", "--cluster", *args], input=stdin, capture_output=True,
+                             text=True, timeout=120)
+        assert (out.returncode == 0) == ok, out.stdout[-2000:] + out.stderr
+        return out.stdout
+
+    d = start_node("d")
+    assert "[OK] New node added correctly." in cli("add-node", f"127.0.0.1:{d.port}", entry)
+    wait_until_joined(cluster + [d])
+    cli("rebalance", entry, "--cluster-use-empty-masters")
+    cd = d.client(decode_responses=True)
+    assert cd.dbsize() > 300
+    # A migration left half done: fix finishes it.
+    ca, cb = (node.client(decode_responses=True) for node in cluster[:2])
+    first, last, *_ = next(r for r in ca.execute_command("CLUSTER", "SLOTS")
+                           if r[2][1] == cluster[0].port)
+    open_migration(ca, cb, first)
+    assert "The following slots are open" in cli("check", entry, ok=False)
+    cli("fix", entry, stdin="yes\n")
+    assert "[OK] All 16384 slots covered." in cli("check", entry)
+    assert all("[" not in n.client(decode_responses=True).execute_command("CLUSTER", "NODES")
+               for n in cluster + [d])
+    # d gives everything back and leaves.
+    cli("rebalance", entry, "--cluster-weight", f"{node_id(cd)}=0")
+    assert cd.dbsize() == 0
+    cli("del-node", entry, node_id(cd))
+    out = cli("check", entry)
+    assert "[OK] All nodes agree about slots configuration." in out
+    assert "[OK] All 16384 slots covered." in out
+    assert all("cluster_known_nodes:3" in n.client(decode_responses=True)
+               .execute_command("CLUSTER", "INFO") for n in cluster)
+    assert "cluster_known_nodes:1" in cd.execute_command("CLUSTER", "INFO")  # reset by del-node
+    client.close()
+    client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", cluster[1].port)],
+                          decode_responses=True)
+    pipe = client.pipeline()
+    for i in range(2000):
+        pipe.ttl(f"k{i}")
+    assert [i for i, t in enumerate(pipe.execute()) if not 0 < t <= 3600] == []
+    client.close()

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <utility>
 
+#include "chronocache/base/assert.h"
+
 namespace chronocached {
 namespace {
 
@@ -210,6 +212,47 @@ int ClusterMap::find(std::string_view id) const noexcept {
 int ClusterMap::add(ClusterNode node) {
   nodes_.push_back(std::move(node));
   return static_cast<int>(nodes_.size() - 1);
+}
+
+void ClusterMap::forget(int node) {
+  CC_CHECK(node > kMyself && node < static_cast<int>(nodes_.size()),
+           "FORGET of this node or of no node");
+  // Each slot's reference to the node goes; references past it move down with the vector.
+  const auto renumbered = [node](std::int16_t at) {
+    return at == node ? static_cast<std::int16_t>(kUnassigned)
+                      : static_cast<std::int16_t>(at > node ? at - 1 : at);
+  };
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (owner_[slot] == node) assign(slot, kUnassigned);
+    if (migrating_to_[slot] == node) set_migrating(slot, kUnassigned);
+    if (importing_from_[slot] == node) set_importing(slot, kUnassigned);
+    owner_[slot] = renumbered(owner_[slot]);
+    migrating_to_[slot] = renumbered(migrating_to_[slot]);
+    importing_from_[slot] = renumbered(importing_from_[slot]);
+  }
+  nodes_.erase(nodes_.begin() + node);
+}
+
+void ClusterMap::reset(bool hard, std::string new_id) {
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    assign(slot, kUnassigned);
+    set_migrating(slot, kUnassigned);
+    set_importing(slot, kUnassigned);
+  }
+  nodes_.resize(1);
+  if (!hard) return;
+  myself().id = std::move(new_id);
+  myself().config_epoch = 0;
+  current_epoch_ = 0;
+}
+
+bool ClusterMap::bump_epoch_unless_highest() noexcept {
+  unsigned long long highest = current_epoch_;
+  for (const ClusterNode& node : nodes_) highest = std::max(highest, node.config_epoch);
+  if (myself().config_epoch != 0 && myself().config_epoch == highest) return false;
+  current_epoch_ = highest;  // Redis's current epoch follows every epoch it hears of
+  bump_my_epoch();
+  return true;
 }
 
 void ClusterMap::assign(std::uint32_t slot, int node) noexcept {

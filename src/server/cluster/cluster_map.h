@@ -56,6 +56,13 @@ class ClusterMap {
   int find(std::string_view id) const noexcept;
   // Adds a node (an id not yet known) and returns its index.
   int add(ClusterNode node);
+  // CLUSTER FORGET: drops another node (not kMyself). The slots it served become unassigned and
+  // slots migrating to or importing from it are closed, as Redis's clusterDelNode; the indexes
+  // of the nodes after it move down by one.
+  void forget(int node);
+  // CLUSTER RESET: this node alone, serving nothing, no slot open; `hard` also takes `new_id`
+  // and sets the epochs back to 0.
+  void reset(bool hard, std::string new_id);
 
   int owner(std::uint32_t slot) const noexcept { return owner_[slot]; }
   void assign(std::uint32_t slot, int node) noexcept;
@@ -75,6 +82,9 @@ class ClusterMap {
   bool has_open_slots() const noexcept { return open_slots_ > 0; }
   // A new config epoch for this node, as Redis takes one when a slot it imported becomes its own.
   void bump_my_epoch() noexcept { myself().config_epoch = ++current_epoch_; }
+  // CLUSTER BUMPEPOCH (Redis's clusterBumpConfigEpochWithoutConsensus): a new epoch for this
+  // node unless its own is already the highest any node has; whether it took one.
+  bool bump_epoch_unless_highest() noexcept;
   // SET-CONFIG-EPOCH: this node's epoch, which the current epoch follows if it is above it.
   void set_my_epoch(unsigned long long epoch) noexcept {
     myself().config_epoch = epoch;

@@ -132,6 +132,62 @@ TEST(ClusterMap, AMeetLearnsThePeerAndTheNodesItKnows) {
   EXPECT_EQ(here.owner(0), ClusterMap::kMyself);
 }
 
+// Forgetting a node drops its slots and its migrations, and the nodes after it keep their slots
+// under their new (lower) index.
+TEST(ClusterMap, ForgettingANodeLeavesTheOthersIntact) {
+  const std::string id_c(40, 'c');
+  ClusterMap map(node(kIdA, "127.0.0.1", 7000, 17000));
+  const int b = map.add(node(kIdB, "127.0.0.1", 7001, 17001));
+  const int c = map.add(node(id_c, "127.0.0.1", 7002, 17002));
+  map.assign(0, ClusterMap::kMyself);
+  map.assign(1, b);
+  map.assign(2, c);
+  map.set_migrating(0, b);
+  map.set_importing(3, c);
+  map.forget(b);
+  EXPECT_EQ(map.nodes().size(), 2u);
+  EXPECT_EQ(map.owner(0), ClusterMap::kMyself);
+  EXPECT_EQ(map.owner(1), ClusterMap::kUnassigned);
+  EXPECT_EQ(map.nodes()[static_cast<std::size_t>(map.owner(2))].id, id_c);
+  EXPECT_EQ(map.importing_from(3), map.find(id_c));
+  EXPECT_FALSE(map.is_open(0));
+  EXPECT_EQ(map.assigned_slots(), 2u);
+  EXPECT_TRUE(map.has_open_slots());
+  map.forget(map.find(id_c));
+  EXPECT_FALSE(map.has_open_slots());
+  EXPECT_EQ(map.assigned_slots(), 1u);
+}
+
+TEST(ClusterMap, ResetLeavesThisNodeAloneAndHardResetAlsoItsIdAndEpochs) {
+  ClusterMap map(node(kIdA, "127.0.0.1", 7000, 17000, 4));
+  const int b = map.add(node(kIdB, "127.0.0.1", 7001, 17001, 9));
+  map.assign(0, ClusterMap::kMyself);
+  map.assign(1, b);
+  map.set_migrating(0, b);
+  map.reset(false, "");
+  EXPECT_EQ(map.nodes().size(), 1u);
+  EXPECT_EQ(map.assigned_slots(), 0u);
+  EXPECT_FALSE(map.has_open_slots());
+  EXPECT_EQ(map.myself().id, kIdA);
+  EXPECT_EQ(map.myself().config_epoch, 4u);
+  map.reset(true, kIdB);
+  EXPECT_EQ(map.myself().id, kIdB);
+  EXPECT_EQ(map.myself().config_epoch, 0u);
+  EXPECT_EQ(map.current_epoch(), 0u);
+}
+
+// BUMPEPOCH takes a new epoch unless this node's is already the highest known (and not 0).
+TEST(ClusterMap, AnEpochIsBumpedOnlyWhenAnotherNodeHasOneAsHigh) {
+  ClusterMap map(node(kIdA, "127.0.0.1", 7000, 17000));
+  EXPECT_TRUE(map.bump_epoch_unless_highest());  // 0 is never kept
+  EXPECT_EQ(map.myself().config_epoch, 1u);
+  EXPECT_FALSE(map.bump_epoch_unless_highest());
+  map.add(node(kIdB, "127.0.0.1", 7001, 17001, 5));
+  EXPECT_TRUE(map.bump_epoch_unless_highest());
+  EXPECT_EQ(map.myself().config_epoch, map.current_epoch());
+  EXPECT_GT(map.myself().config_epoch, 5u);
+}
+
 TEST(ClusterMap, MalformedFilesAreRefusedWithTheLine) {
   const std::string me = kIdA + " 127.0.0.1:7000@17000 myself,master - 0 0 0 connected";
   const std::pair<std::string, std::string> cases[] = {

@@ -301,7 +301,7 @@ void cluster_setslot(CommandContext& ctx) {
                              " to a different node while I still hold keys for this hash slot.");
     if (!has_keys) map.set_migrating(*slot, ClusterMap::kUnassigned);
     if (node == ClusterMap::kMyself && map.importing_from(*slot) != ClusterMap::kUnassigned) {
-      map.bump_my_epoch();
+      map.bump_epoch_unless_highest();  // Redis: clusterBumpConfigEpochWithoutConsensus
       map.set_importing(*slot, ClusterMap::kUnassigned);
     }
     map.assign(*slot, node);
@@ -365,13 +365,142 @@ void cluster_set_config_epoch(CommandContext& ctx) {
   save_or_reply(ctx);
 }
 
+// ---- Membership: forgetting nodes, starting over ------------------------------------------
+
+bool holds_keys(const CommandContext& ctx) { return ctx.server.keyspace.db(0).size(ctx.now) != 0; }
+
+// FORGET <node-id>: redis-cli --cluster del-node sends it to every other node. Redis also keeps
+// the id out for a minute so that gossip does not bring it back; there is no gossip here.
+void cluster_forget(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  ClusterMap& map = *ctx.server.cluster;
+  const std::string id(ctx.args[2]);
+  const int node = map.find(id);
+  if (node == ClusterMap::kUnassigned) return ctx.reply.error("ERR Unknown node " + id);
+  if (node == ClusterMap::kMyself)
+    return ctx.reply.error("ERR I tried hard but I can't forget myself...");
+  map.forget(node);
+  save_or_reply(ctx);
+}
+
+// RESET [HARD|SOFT]: this node alone again, serving no slot (HARD: a new id, epochs 0). Refused
+// while it holds keys, as Redis refuses it to a master with keys.
+void cluster_reset(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  if (ctx.args.size() > 3)
+    return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLUSTER"));
+  bool hard = false;
+  if (ctx.args.size() == 3) {
+    if (iequals(ctx.args[2], "hard")) {
+      hard = true;
+    } else if (!iequals(ctx.args[2], "soft")) {
+      return ctx.reply.error(errors::kSyntax);
+    }
+  }
+  if (holds_keys(ctx))
+    return ctx.reply.error("ERR CLUSTER RESET can't be called with master nodes containing keys");
+  ClusterMap& map = *ctx.server.cluster;
+  map.reset(hard, hard ? ClusterMap::new_node_id(ctx.server.random) : std::string());
+  save_or_reply(ctx);
+}
+
+void cluster_flushslots(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  if (holds_keys(ctx))
+    return ctx.reply.error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.");
+  ClusterMap& map = *ctx.server.cluster;
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot)
+    if (map.owner(slot) == ClusterMap::kMyself) map.assign(slot, ClusterMap::kUnassigned);
+  save_or_reply(ctx);
+}
+
+void cluster_saveconfig(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  std::string error;
+  if (save_cluster_config(ctx.server.cluster_config_path, *ctx.server.cluster, error))
+    return ctx.reply.ok();
+  ctx.reply.error("ERR error saving the cluster node config: " + error);
+}
+
+// BUMPEPOCH: "BUMPED <epoch>" when this node took a new one, "STILL <epoch>" when its own was
+// already the highest (redis-cli --cluster fix asks it after settling a slot's owner).
+void cluster_bumpepoch(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  ClusterMap& map = *ctx.server.cluster;
+  const bool bumped = map.bump_epoch_unless_highest();
+  if (bumped) {
+    std::string error;
+    if (!save_cluster_config(ctx.server.cluster_config_path, map, error))
+      return ctx.reply.error("ERR the epoch changed but could not be saved: " + error);
+  }
+  ctx.reply.simple((bumped ? "BUMPED " : "STILL ") + std::to_string(map.myself().config_epoch));
+}
+
+// ---- What a cluster without gossip, failure detection or replicas answers ------------------
+
+// COUNT-FAILURE-REPORTS <node-id>: no node reports failures here, so 0 for any known node.
+void cluster_count_failure_reports(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::string id(ctx.args[2]);
+  if (ctx.server.cluster->find(id) == ClusterMap::kUnassigned)
+    return ctx.reply.error("ERR Unknown node " + id);
+  ctx.reply.integer(0);
+}
+
+// LINKS: the cluster bus links; there is no bus, so none.
+void cluster_links(CommandContext& ctx) {
+  if (cluster_or_reply(ctx)) ctx.reply.array(0);
+}
+
+// REPLICAS / SLAVES <node-id>: every node is a master without replicas.
+void cluster_replicas(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const std::string id(ctx.args[2]);
+  if (ctx.server.cluster->find(id) == ClusterMap::kUnassigned)
+    return ctx.reply.error("ERR Unknown node " + id);
+  ctx.reply.array(0);
+}
+
+// REPLICATE <node-id>: Redis's checks, in its order; a node that passes them all would become a
+// replica, which this server cannot be.
+void cluster_replicate(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  const ClusterMap& map = *ctx.server.cluster;
+  const std::string id(ctx.args[2]);
+  const int node = map.find(id);
+  if (node == ClusterMap::kUnassigned) return ctx.reply.error("ERR Unknown node " + id);
+  if (node == ClusterMap::kMyself) return ctx.reply.error("ERR Can't replicate myself");
+  bool serves = false;
+  for (std::uint32_t slot = 0; slot < kClusterSlots && !serves; ++slot)
+    serves = map.owner(slot) == ClusterMap::kMyself;
+  if (serves || holds_keys(ctx))
+    return ctx.reply.error(
+        "ERR To set a master the node must be empty and without assigned slots.");
+  ctx.reply.error("ERR chronocached nodes are masters only: replicas are not supported");
+}
+
+// FAILOVER [FORCE|TAKEOVER]: Redis's answer to a master, which every node here is.
+void cluster_failover(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;
+  if (ctx.args.size() > 3)
+    return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLUSTER"));
+  if (ctx.args.size() == 3 && !iequals(ctx.args[2], "force") && !iequals(ctx.args[2], "takeover"))
+    return ctx.reply.error(errors::kSyntax);
+  ctx.reply.error("ERR You should send CLUSTER FAILOVER to a replica");
+}
+
 void cluster_help(CommandContext& ctx) {
+  // Redis 7.0's text, line for line: every subcommand it lists is answered here.
   static constexpr std::string_view kLines[] = {
       "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "ADDSLOTS <slot> [<slot> ...]",
       "    Assign slots to current node.",
       "ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
       "    Assign slots which are between <start-slot> and <end-slot> to current node.",
+      "BUMPEPOCH",
+      "    Advance the cluster config epoch.",
+      "COUNT-FAILURE-REPORTS <node-id>",
+      "    Return number of failure reports for <node-id>.",
       "COUNTKEYSINSLOT <slot>",
       "    Return the number of keys in <slot>.",
       "DELSLOTS <slot> [<slot> ...]",
@@ -379,6 +508,14 @@ void cluster_help(CommandContext& ctx) {
       "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
       "    Delete slots information which are between <start-slot> and <end-slot> from current "
       "node.",
+      "FAILOVER [FORCE|TAKEOVER]",
+      "    Promote current replica node to being a master.",
+      "FORGET <node-id>",
+      "    Remove a node from the cluster.",
+      "GETKEYSINSLOT <slot> <count>",
+      "    Return key names stored by current node in a slot.",
+      "FLUSHSLOTS",
+      "    Delete current node own slots information.",
       "INFO",
       "    Return information about the cluster.",
       "KEYSLOT <key>",
@@ -390,15 +527,27 @@ void cluster_help(CommandContext& ctx) {
       "NODES",
       "    Return cluster configuration seen by node. Output format:",
       "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+      "REPLICATE <node-id>",
+      "    Configure current node as replica to <node-id>.",
+      "RESET [HARD|SOFT]",
+      "    Reset current node (default: soft).",
       "SET-CONFIG-EPOCH <epoch>",
       "    Set config epoch of current node.",
       "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
       "    Set slot state.",
+      "REPLICAS <node-id>",
+      "    Return <node-id> replicas.",
+      "SAVECONFIG",
+      "    Force saving cluster configuration on disk.",
       "SLOTS",
       "    Return information about slots range mappings. Each range is made of:",
       "    start, end, master and replicas IP addresses, ports and ids",
       "SHARDS",
       "    Return information about slot range mappings and the nodes associated with them.",
+      "LINKS",
+      "    Return information about all network links between this node and its peers.",
+      "    Output format is an array where each array element is a map containing attributes of a "
+      "link",
       "HELP",
       "    Prints this help.",
   };
@@ -449,6 +598,25 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "end slot arguments.",
      .acl = "admin slow dangerous",
      .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "bumpepoch",
+     .arity = 2,
+     .flags = kAdminStale,
+     .handler = cluster_bumpepoch,
+     .group = "cluster",
+     .summary = "Advance the cluster config epoch",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "count-failure-reports",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_count_failure_reports,
+     .group = "cluster",
+     .summary = "Return the number of failure reports active for a given node",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the number of failure reports",
+     .acl = "admin slow dangerous",
+     .arguments = "node-id:string"},
     {.name = "countkeysinslot",
      .arity = 3,
      .flags = kStale,
@@ -480,6 +648,35 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "end slot arguments.",
      .acl = "admin slow dangerous",
      .arguments = "range{start-slot:integer end-slot:integer}..."},
+    {.name = "failover",
+     .arity = -2,
+     .flags = kAdminStale,
+     .handler = cluster_failover,
+     .group = "cluster",
+     .summary = "Forces a replica to perform a manual failover of its master.",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "?options(FORCE|TAKEOVER)"},
+    {.name = "flushslots",
+     .arity = 2,
+     .flags = kAdminStale,
+     .handler = cluster_flushslots,
+     .group = "cluster",
+     .summary = "Delete a node's own slots information",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
+    {.name = "forget",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_forget,
+     .group = "cluster",
+     .summary = "Remove a node from the nodes table",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "node-id:string"},
     {.name = "getkeysinslot",
      .arity = 4,
      .flags = kStale,
@@ -518,6 +715,15 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(N) where N is the number of bytes in the key",
      .acl = "slow",
      .arguments = "key:string"},
+    {.name = "links",
+     .arity = 2,
+     .flags = kStale,
+     .handler = cluster_links,
+     .group = "cluster",
+     .summary = "Returns a list of all TCP links to and from peer nodes in cluster",
+     .since = "7.0.0",
+     .complexity = "O(N) where N is the total number of Cluster nodes",
+     .acl = "slow"},
     {.name = "meet",
      .arity = -4,
      .flags = kAdminStale,
@@ -546,6 +752,46 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .since = "3.0.0",
      .complexity = "O(N) where N is the total number of Cluster nodes",
      .acl = "slow"},
+    {.name = "replicas",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_replicas,
+     .group = "cluster",
+     .summary = "List replica nodes of the specified master node",
+     .since = "5.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "node-id:string"},
+    {.name = "replicate",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_replicate,
+     .group = "cluster",
+     .summary = "Reconfigure a node as a replica of the specified master node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "node-id:string"},
+    {.name = "reset",
+     .arity = -2,
+     .flags = kAdminStale | kNoScript,
+     .handler = cluster_reset,
+     .group = "cluster",
+     .summary = "Reset a Redis Cluster node",
+     .since = "3.0.0",
+     .complexity = "O(N) where N is the number of known nodes. The command may execute a FLUSHALL "
+                   "as a side effect.",
+     .acl = "admin slow dangerous",
+     .arguments = "?hard_soft(HARD|SOFT)"},
+    {.name = "saveconfig",
+     .arity = 2,
+     .flags = kAdminStale,
+     .handler = cluster_saveconfig,
+     .group = "cluster",
+     .summary = "Forces the node to save cluster state on disk",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous"},
     {.name = "set-config-epoch",
      .arity = 3,
      .flags = kAdminStale,
@@ -576,6 +822,16 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .since = "7.0.0",
      .complexity = "O(N) where N is the total number of cluster nodes",
      .acl = "slow"},
+    {.name = "slaves",
+     .arity = 3,
+     .flags = kAdminStale,
+     .handler = cluster_replicas,
+     .group = "cluster",
+     .summary = "List replica nodes of the specified master node",
+     .since = "3.0.0",
+     .complexity = "O(1)",
+     .acl = "admin slow dangerous",
+     .arguments = "node-id:string"},
     {.name = "slots",
      .arity = 2,
      .flags = kStale,
