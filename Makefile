@@ -97,7 +97,7 @@ build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
 	  exit_with_live_caches_test exit_with_live_caches bounded_executor_test loading_cache_test \
-	  loading_concurrency_test successor_model_concurrency_test chronocached
+	  loading_concurrency_test loading_prefetch_test successor_model_concurrency_test chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
@@ -105,7 +105,7 @@ build-tsan: setup
 THREAD_SAFETY_TARGETS := chronocache chronocache_persistence cc_sim sharded_cache_test clock_test \
                          cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core \
                          bounded_executor_test loading_cache_test loading_concurrency_test \
-                         successor_model_test successor_model_concurrency_test
+                         loading_prefetch_test successor_model_test successor_model_concurrency_test
 build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)
