@@ -13,6 +13,9 @@
 #   make bench-hitratio  our policies' hit ratios on ../shared/data/traces vs libCacheSim and Caffeine
 #   make bench-prefetch  the prefetch model: ns and instructions per record/predict, and its accuracy
 #               on synthetic patterns and ../shared/data/traces (docs/design/prefetch.md)
+#   make bench-intelligence  LoadingCache with prefetch off/on over a 1 ms and 10 ms backend on the
+#               four patterns, the traces replayed with prefetch off/on, adaptive TTL against fixed
+#               TTLs (docs/performance.md, "Loading, prefetch and adaptive TTL")
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
 #   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
@@ -49,7 +52,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -97,7 +100,7 @@ build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
 	  exit_with_live_caches_test exit_with_live_caches bounded_executor_test loading_cache_test \
-	  loading_concurrency_test successor_model_concurrency_test chronocached
+	  loading_concurrency_test loading_prefetch_test successor_model_concurrency_test chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.
@@ -105,7 +108,7 @@ build-tsan: setup
 THREAD_SAFETY_TARGETS := chronocache chronocache_persistence cc_sim sharded_cache_test clock_test \
                          cache_snapshot_test snapshot_file_test exit_with_live_caches chronocached_core \
                          bounded_executor_test loading_cache_test loading_concurrency_test \
-                         successor_model_test successor_model_concurrency_test
+                         loading_prefetch_test successor_model_test successor_model_concurrency_test
 build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)
@@ -257,6 +260,14 @@ bench-prefetch: setup
 	    | grep -oP 'I\s+refs:\s+\K[\d,]+' | tr -d ,); \
 	  echo "instructions/$$op/$$keys $$((refs / $(PREFETCH_OPS)))"; done; done
 	./build/release/bench/intelligence/prefetch_accuracy --reps 3 $(BENCH_ARGS)
+
+# LoadingCache's prefetch and adaptive TTL against a simulated backend (a loader that sleeps 1 or
+# 10 ms; bench/intelligence/loading_intelligence.cc). About 2 minutes; builds one binary.
+bench-intelligence: setup
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j 2 --target loading_intelligence
+	@echo "# chronocache $$(git rev-parse --short HEAD) $$(c++ --version | head -1) cores=$$(nproc)"
+	./build/release/bench/intelligence/loading_intelligence $(BENCH_ARGS)
 
 # The simulator on any trace file (any format and compression it reads), e.g. a sample trace:
 #   make sim ARGS="../shared/data/traces/lirs/cpp.trace.gz --csv cpp.csv"

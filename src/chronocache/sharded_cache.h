@@ -121,8 +121,13 @@ class ShardedCache {
   // The live value, copied under the shard's shared side. Writes only this thread's stripe.
   template <class Q>
   CC_ALWAYS_INLINE std::optional<V> get(const Q& key) {
+    return get_prehashed(key, hash_of(key));
+  }
+  // The same, with `key_hash` == hash(key) (a caller that hashed the key for something else).
+  template <class Q>
+  CC_ALWAYS_INLINE std::optional<V> get_prehashed(const Q& key, std::uint64_t key_hash) {
     const TimePoint now = clock_.now();
-    const Hashed h{hash_of(key)};
+    const Hashed h{key_hash};
     ShardSlot& slot = shard_of(h);
     ReadMostlyLock::Stripe* full_log = nullptr;
     std::optional<V> value = read_locked(slot, key, h, now, full_log);
@@ -134,8 +139,13 @@ class ShardedCache {
   // Whether a live entry is there; counts nothing and tells the policy nothing (as Cache).
   template <class Q>
   CC_ALWAYS_INLINE bool contains(const Q& key) {
+    return contains_prehashed(key, hash_of(key));
+  }
+  // The same, with `key_hash` == hash(key).
+  template <class Q>
+  CC_ALWAYS_INLINE bool contains_prehashed(const Q& key, std::uint64_t key_hash) {
     const TimePoint now = clock_.now();
-    const Hashed h{hash_of(key)};
+    const Hashed h{key_hash};
     ShardSlot& slot = shard_of(h);
     ReadMostlyLock::Reader reader(slot.lock);
     // A peek, not contains_prehashed: it loads the deadline as overwrites beside readers need.
@@ -143,6 +153,12 @@ class ShardedCache {
         .peek_prehashed(
             key, h, now, [](const typename Shard::Peek&) CC_ALWAYS_INLINE_LAMBDA { return true; },
             []() CC_ALWAYS_INLINE_LAMBDA { return false; });
+  }
+
+  // The key's hash by the cache's Hash (every shard's), as the _prehashed calls take it.
+  template <class Q>
+  CC_ALWAYS_INLINE std::uint64_t hash(const Q& key) const {
+    return hash_of(key);
   }
 
   template <class Q>

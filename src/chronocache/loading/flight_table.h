@@ -72,8 +72,10 @@ class FlightTable {
 
   // Bits 44..: ShardedCache takes 32..43 for its shard and the table the rest; these are as well
   // mixed and pick stripes independently of shards.
-  Stripe& stripe_of(const K& key) noexcept {
-    return stripes_[static_cast<std::size_t>(Hash{}(key) >> 44) & mask_];
+  Stripe& stripe_of(const K& key) noexcept { return stripe_of_hash(Hash{}(key)); }
+  // The same by the key's hash (Hash{}(key), which ShardedCache::hash also answers).
+  Stripe& stripe_of_hash(std::uint64_t key_hash) noexcept {
+    return stripes_[static_cast<std::size_t>(key_hash >> 44) & mask_];
   }
   std::size_t stripe_count() const noexcept { return mask_ + 1; }
   // Non-const from a const table: stats() locks stripes to read their counters.

@@ -36,12 +36,21 @@
 //   prefetch(key)       the prefetch hook's operation: a background load of an absent key,
 //                       single-flight, dropped under back-pressure. A prefetched entry carries a
 //                       bit until its first read, which counts it "used" (accuracy = used/issued).
+//   prefetch.enabled    predictive prefetch: each get records previous -> key in a
+//                       SuccessorModel (predict/) through the caller's AccessStream, and
+//                       prefetches the keys predicted after `key` (up to max_per_get, and
+//                       read-ahead up to `depth` keys) before it waits for its own load. The
+//                       stream is the thread's (get(key): one per thread and cache, thread_local)
+//                       or the caller's (get(key, stream): one per client connection).
 //
-// Cost: with refresh_after and adaptive off, a hit is ShardedCache::get (one hash, the shard's
-// shared side, no allocation beyond V's copy) plus two tests of what it returned (the prefetch
-// bit, the negative flag): the per-entry metadata rides in the stored value (stored_entry.h)
-// instead of a side table, and no counter of ours is written (hits are ShardedCache's own,
-// minus our own extra reads). With refresh_after or adaptive on, a hit also reads the clock.
+// Cost: with refresh_after, adaptive and prefetch off, a hit is ShardedCache::get (one hash, the
+// shard's shared side, no allocation beyond V's copy) plus two tests of what it returned (the
+// prefetch bit, the negative flag): the per-entry metadata rides in the stored value
+// (stored_entry.h) instead of a side table, and no counter of ours is written (hits are
+// ShardedCache's own, minus our own extra reads). With refresh_after or adaptive on, a hit also
+// reads the clock. Prefetch shares their flag (no test of its own on the plain hit); on, a get also
+// records and predicts (model: ~90 + ~120 instructions for integer keys) and hashes the key once
+// more (get(key)) or not at all (get(key, stream), which hashes once for the cache and the model).
 // The miss path hashes again (the flight stripe), takes the stripe's mutex and re-reads the cache.
 //
 // Threads: every method is thread-safe. Loads run on the thread that missed (get, get_all), or
@@ -52,6 +61,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -78,6 +89,9 @@
 #include "chronocache/loading/stored_entry.h"
 #include "chronocache/policy/eviction_policy.h"
 #include "chronocache/policy/ttl_only.h"
+#include "chronocache/predict/access_stream.h"
+#include "chronocache/predict/prediction.h"
+#include "chronocache/predict/successor_model.h"
 #include "chronocache/sharded_cache.h"
 
 namespace chronocache {
@@ -96,18 +110,24 @@ class LoadingCache {
   using Result = LoadResult<V>;
   using key_type = K;
   using mapped_type = V;
+  // The prefetch model: hashes by Hash, as the ShardedCache and the flight table do, so one hash
+  // of a key serves all three.
+  using Model = SuccessorModel<K, Hash>;
 
   // `change_detector`: what "unchanged" means for adaptive TTL (default: V's operator==).
   LoadingCache(LoadingOptions options, Loader<K, V> loader, BulkLoader<K, V> bulk_loader = {},
                ChangeDetector<V> change_detector = ChangeDetector<V>(), ClockT clock = ClockT())
       : options_(options),
         timed_(options.refresh_after > Duration::zero() || options.adaptive.enabled),
+        checked_(timed_ || options.prefetch.enabled),
         initial_ttl_(initial_ttl_of(options)),
         loader_(std::move(loader)),
         bulk_loader_(std::move(bulk_loader)),
         change_detector_(std::move(change_detector)),
         cache_(options.cache, options.shard_count, clock),
         flights_(options.flight_stripes),
+        model_(options.prefetch.enabled ? std::make_unique<Model>(options.prefetch.model)
+                                        : nullptr),
         executor_(options.executor) {
     CC_CHECK(!options.adaptive.enabled || (options.adaptive.min_ttl > Duration::zero() &&
                                            options.adaptive.min_ttl <= options.adaptive.max_ttl),
@@ -120,12 +140,28 @@ class LoadingCache {
   LoadingCache(const LoadingCache&) = delete;
   LoadingCache& operator=(const LoadingCache&) = delete;
 
-  // The value, NotFound, or the error of the load this get waited for.
+  // The value, NotFound, or the error of the load this get waited for. With prefetch on, the
+  // read goes to this thread's stream for this cache (thread_local; a thread that alternates
+  // between caches of one type starts its stream over at each switch) and the predicted keys
+  // are prefetched before a miss waits for its load.
   Result get(const K& key) {
     std::optional<Entry> entry = cache_.get(key);
-    if (entry && !entry->prefetched && !timed_) [[likely]]
+    if (entry && !entry->prefetched && !checked_) [[likely]]
       return answer_of(std::move(*entry));
     return get_checked(key, std::move(entry));
+  }
+
+  // get(key), with the read recorded in `stream`: one per client or connection, when reads of
+  // one thread belong to several sequences (a server thread serving many connections). The key
+  // is hashed once for the cache, the model and the prefetch checks. Prefetch off: get(key).
+  // `stream` belongs to one caller at a time (AccessStream is not thread-safe).
+  Result get(const K& key, AccessStream<K>& stream) {
+    if (!model_) return get(key);
+    const std::uint64_t key_hash = cache_.hash(key);
+    predict_and_prefetch(key, key_hash, stream);
+    std::optional<Entry> entry = cache_.get_prehashed(key, key_hash);
+    if (entry && !entry->prefetched && !timed_) return answer_of(std::move(*entry));
+    return get_loading(key, std::move(entry));
   }
 
   // A hit is a ready future; a miss joins the key's flight or starts one on the executor (on
@@ -221,10 +257,7 @@ class LoadingCache {
   // The prefetch hook's operation: loads `key` in the background unless it has an entry or a
   // load in flight. Never blocks on the loader; dropped (and counted) when the queue is full.
   // "Present" costs one hash and the shard's shared side (ShardedCache::contains; no count).
-  PrefetchOutcome prefetch(const K& key) {
-    if (cache_.contains(key)) return PrefetchOutcome::kPresent;
-    return schedule(key, detail::FlightKind::kPrefetch, std::nullopt, clock().now());
-  }
+  PrefetchOutcome prefetch(const K& key) { return prefetch_prehashed(key, cache_.hash(key)); }
 
   // Exact once no call runs; a mix of moments otherwise (each stripe's part is exact).
   LoadingStats stats() const {
@@ -297,8 +330,15 @@ class LoadingCache {
            now - entry.written >= options_.refresh_after;
   }
 
-  // Every hit that is not the plain case: a prefetched entry, or a timed feature is on.
+  // Every get that is not the plain hit: a miss, a prefetched entry, or a timed feature or
+  // prefetch is on. `entry` is what the first look found.
   [[gnu::noinline]] Result get_checked(const K& key, std::optional<Entry> entry) {
+    if (model_) predict_and_prefetch(key, cache_.hash(key), local_stream());
+    if (entry && !entry->prefetched && !timed_) return answer_of(std::move(*entry));
+    return get_loading(key, std::move(entry));
+  }
+
+  Result get_loading(const K& key, std::optional<Entry> entry) {
     const TimePoint now = clock().now();
     if (entry && !is_stale(*entry, now)) return serve(key, std::move(*entry), now);
     Lookup lookup = find_or_register(key, now);
@@ -337,13 +377,71 @@ class LoadingCache {
     return Lookup{.own = flight.release()};  // owned by this caller until complete()
   }
 
+  PrefetchOutcome prefetch_prehashed(const K& key, std::uint64_t key_hash) {
+    if (cache_.contains_prehashed(key, key_hash)) return PrefetchOutcome::kPresent;
+    return schedule(key, detail::FlightKind::kPrefetch, std::nullopt, clock().now(), key_hash);
+  }
+
+  // One thread's stream for this cache, and its scratch for predictions (for keys owning heap
+  // memory, reused predictions keep their capacity: a warm get allocates nothing here).
+  struct LocalStream {
+    std::uint64_t owner = 0;  // the cache's id_; 0: none yet
+    AccessStream<K> stream;
+    std::array<Prediction<K>, Model::kMaxPredictions> predictions;
+  };
+  static LocalStream& local() {
+    thread_local LocalStream local;
+    return local;
+  }
+  AccessStream<K>& local_stream() {
+    LocalStream& l = local();
+    if (l.owner != id_) {  // another cache of this type used it last: not our sequence
+      l.owner = id_;
+      l.stream.reset();
+    }
+    return l.stream;
+  }
+  static std::uint64_t next_id() noexcept {
+    static std::atomic<std::uint64_t> ids{0};
+    return ids.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
+  // Records previous -> key in `stream` and prefetches what the model predicts after key: its
+  // strongest max_per_get successors, then (read-ahead) the strongest successor of the strongest,
+  // until `depth` keys ahead. Each key is hashed once (the prediction's hash serves the cache,
+  // the flight table and the next step's predict). Never blocks: a prefetch is only scheduled.
+  void predict_and_prefetch(const K& key, std::uint64_t key_hash, AccessStream<K>& stream) {
+    (void)stream.advance_prehashed(*model_, key, key_hash);
+    std::span<Prediction<K>> out(local().predictions);
+    const PrefetchOptions& want = options_.prefetch;
+    std::size_t n = std::min(model_->predict_prehashed(key, key_hash, out), want.max_per_get);
+    if (n == 0) return;
+    K ahead = out[0].key;
+    std::uint64_t ahead_hash = cache_.hash(ahead);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (out[i].key == key) continue;  // a cycle back to the key being read
+      (void)prefetch_prehashed(out[i].key, i == 0 ? ahead_hash : cache_.hash(out[i].key));
+    }
+    for (std::size_t step = 1; step < want.depth; ++step) {
+      if (model_->predict_prehashed(ahead, ahead_hash, out.first(1)) == 0) return;
+      if (out[0].key == key) return;
+      ahead = out[0].key;
+      ahead_hash = cache_.hash(ahead);
+      (void)prefetch_prehashed(ahead, ahead_hash);
+    }
+  }
+
   // A background load of `key` unless one is in flight (or, for a prefetch, the key is there).
   PrefetchOutcome schedule(const K& key, detail::FlightKind kind, std::optional<Entry> previous,
                            TimePoint now) {
-    Stripe& stripe = flights_.stripe_of(key);
+    return schedule(key, kind, std::move(previous), now, cache_.hash(key));
+  }
+  PrefetchOutcome schedule(const K& key, detail::FlightKind kind, std::optional<Entry> previous,
+                           TimePoint now, std::uint64_t key_hash) {
+    Stripe& stripe = flights_.stripe_of_hash(key_hash);
     MutexLock lock(stripe.mu);
     if (stripe.flights.contains(key)) return PrefetchOutcome::kInFlight;
-    if (kind == detail::FlightKind::kPrefetch && cache_.contains(key))
+    if (kind == detail::FlightKind::kPrefetch && cache_.contains_prehashed(key, key_hash))
       return PrefetchOutcome::kPresent;  // stored since the caller's look
     auto flight = std::make_unique<Flight>(kind, std::move(previous), now);
     const bool is_refresh = kind == detail::FlightKind::kRefresh;
@@ -478,13 +576,16 @@ class LoadingCache {
   }
 
   const LoadingOptions options_;
-  const bool timed_;  // refresh_after or adaptive: a hit must read the clock
+  const bool timed_;    // refresh_after or adaptive: a hit must read the clock
+  const bool checked_;  // timed_ or prefetch: every get takes get_checked
   const Duration initial_ttl_;
   const Loader<K, V> loader_;
   const BulkLoader<K, V> bulk_loader_;
   const ChangeDetector<V> change_detector_;
   ShardedCache<K, Entry, Policy, ClockT, Hash, Eq> cache_;
   Flights flights_;
+  const std::unique_ptr<Model> model_;  // prefetch.enabled only
+  const std::uint64_t id_ = next_id();  // names this cache to its threads' LocalStreams
   BoundedExecutor executor_;  // last: destroyed first, while what its tasks use still lives
 };
 

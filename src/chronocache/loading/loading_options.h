@@ -9,8 +9,27 @@
 #include "chronocache/loading/adaptive_ttl.h"
 #include "chronocache/loading/bounded_executor.h"
 #include "chronocache/options.h"
+#include "chronocache/predict/successor_model_options.h"
 
 namespace chronocache {
+
+// Predictive prefetch (docs/design/prefetch.md): after each get, the caller's AccessStream records
+// previous -> key in a SuccessorModel, and the keys the model predicts after `key` are prefetched
+// (background loads, dropped under back-pressure), before the get waits for its own load.
+struct PrefetchOptions {
+  // Off: no model is allocated and a get costs what it costs without this option.
+  bool enabled = false;
+  // The model's table (4 MiB for integer keys at the default 65 536 rows).
+  SuccessorModelOptions model{};
+  // At most this many of the key's predicted successors are prefetched per get (strongest
+  // first; at most SuccessorModel's kMaxPredictions, 4). At the default min_confidence of 0.6
+  // the model predicts at most one key anyway.
+  std::size_t max_per_get = 1;
+  // Read-ahead: from the strongest prediction, follow the model's strongest prediction again,
+  // up to `depth` keys ahead in all (1: the key's successors only). A reader that reads a chain
+  // back to back waits for one load per `depth` keys instead of one per key.
+  std::size_t depth = 1;
+};
 
 struct LoadingOptions {
   // Bounds of the underlying ShardedCache (max_entries, max_bytes), and its shard count.
@@ -33,6 +52,8 @@ struct LoadingOptions {
 
   // The background workers: refreshes, prefetches and get_async loads.
   ExecutorOptions executor{};
+
+  PrefetchOptions prefetch{};
 
   // Stripes of the in-flight table (single-flight) and of the loading counters; a power of two.
   std::size_t flight_stripes = 16;

@@ -1,0 +1,46 @@
+// loading_hit_ops: `ops` LoadingCache::get hits over 1 024 resident integer keys, for counting
+// instructions with callgrind (only run_ops() is collected, so filling the cache is not counted).
+// It pins what a hit costs with every feature off, prefetch included (docs/design/loading.md,
+// "Cost of a hit").
+//
+//   loading_hit_ops <ops>
+//   valgrind --tool=callgrind --toggle-collect='*run_ops*' --callgrind-out-file=/dev/null
+//       build/release/bench/intelligence/loading_hit_ops 1000000          (I refs / ops)
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "chronocache/loading/load_result.h"
+#include "chronocache/loading/loading_cache.h"
+
+namespace chronocache::bench {
+namespace {
+
+constexpr std::uint64_t kKeys = 1024;  // resident: every get is a hit
+
+using Cache = LoadingCache<std::uint64_t, std::uint64_t>;
+
+[[gnu::noinline]] std::uint64_t run_ops(Cache& cache, long ops) {
+  std::uint64_t sink = 0;
+  for (long i = 0; i < ops; ++i) {
+    const LoadResult<std::uint64_t> result = cache.get(static_cast<std::uint64_t>(i) & (kKeys - 1));
+    sink += result.has_value() ? result.value() : 0;
+  }
+  return sink;
+}
+
+}  // namespace
+}  // namespace chronocache::bench
+
+int main(int argc, char** argv) {
+  using namespace chronocache;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <ops>\n", argv[0]);
+    return 2;
+  }
+  bench::Cache cache({}, [](const std::uint64_t& key) { return LoadResult<std::uint64_t>(key); });
+  for (std::uint64_t key = 0; key < bench::kKeys; ++key) (void)cache.get(key);
+  std::printf("%llu\n", static_cast<unsigned long long>(
+                            bench::run_ops(cache, std::strtol(argv[1], nullptr, 10))));
+  return 0;
+}
