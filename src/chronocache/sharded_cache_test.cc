@@ -593,14 +593,15 @@ TEST(ShardedCache, AReadPairsAValueWithItsOwnDeadline) {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> stale{0};
   std::atomic<std::uint64_t> hits{0};  // published by the reader as it goes
-  std::vector<std::thread> threads;
-  threads.emplace_back([&] {  // the ticker
+  // Two named threads, not a vector of them: GCC 12 at -O3 warns on growing one here
+  // (-Warray-bounds, a false positive).
+  std::thread ticker([&] {
     while (!stop.load(std::memory_order_relaxed)) {
       clock.advance(1ms);
       for (int i = 0; i < 64; ++i) cpu_relax();
     }
   });
-  threads.emplace_back([&] {  // the reader
+  std::thread reader([&] {
     for (int key = 0; !stop.load(std::memory_order_relaxed); key = (key + 1) % kKeys) {
       const std::uint64_t now = ms(clock.now());
       const std::optional<std::uint64_t> deadline = cache.get(key);
@@ -628,7 +629,8 @@ TEST(ShardedCache, AReadPairsAValueWithItsOwnDeadline) {
     SharedManualClock::pin_for_this_thread(std::nullopt);
   }
   stop = true;
-  for (std::thread& thread : threads) thread.join();
+  ticker.join();
+  reader.join();
   EXPECT_EQ(stale.load(), 0u);
   EXPECT_GE(hits.load(), kMinHits);
 }

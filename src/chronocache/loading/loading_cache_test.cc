@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/numbered.h"
 #include "testing/shared_manual_clock.h"
 
 namespace chronocache {
@@ -45,6 +47,7 @@ void PrintTo(const LoadResult<std::string>& result, std::ostream* os) {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::numbered;
 using test_support::SharedManualClock;
 using Cache = LoadingCache<int, std::string, TtlOnly, SharedManualClock>;
 using Result = LoadResult<std::string>;
@@ -56,7 +59,7 @@ struct CountingLoader {
   std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
   Result operator()(const int& key) const {
     const int n = ++*calls;
-    return value("v" + std::to_string(key) + "." + std::to_string(n));
+    return value(numbered("v", key) + "." + std::to_string(n));
   }
   int count() const { return calls->load(); }
 };
@@ -130,7 +133,7 @@ TEST(LoadingCache, AnAsynchronousLoadersFutureIsWaitedFor) {
       [&](const int& key) {
         ++calls;
         std::promise<Result> promise;
-        promise.set_value(value("async" + std::to_string(key)));
+        promise.set_value(value(numbered("async", key)));
         return promise.get_future();
       },
       {}, {}, clock);
@@ -218,7 +221,7 @@ TEST(LoadingCache, ReadsDuringARefreshScheduleNoSecondOne) {
           started.count_down();
           release.wait();
         }
-        return value("v" + std::to_string(calls.load()));
+        return value(numbered("v", calls.load()));
       },
       {}, {}, clock);
   EXPECT_EQ(cache.get(1), value("v1"));
@@ -264,7 +267,7 @@ TEST(LoadingCache, GetAllLoadsOnlyTheMissesThroughTheBulkLoaderInOneCall) {
       [&](std::span<const int> keys) {
         bulk_calls.emplace_back(keys.begin(), keys.end());
         std::vector<Result> out;
-        for (int key : keys) out.push_back(value("bulk" + std::to_string(key)));
+        for (int key : keys) out.push_back(value(numbered("bulk", key)));
         return out;
       },
       {}, clock);
@@ -351,7 +354,7 @@ TEST(LoadingCache, AFullQueueDropsPrefetchesAndRefreshesAndRunsGetAsyncOnTheCall
           started.count_down();
           release.wait();
         }
-        return value("v" + std::to_string(key));
+        return value(numbered("v", key));
       },
       {}, {}, clock);
   cache.put(7, "seven");
@@ -386,7 +389,7 @@ TEST(LoadingCache, DestructionCancelsQueuedLoadsWithAnErrorAndWaitsForTheRunning
           started.count_down();
           release.wait();
         }
-        return value("v" + std::to_string(key));
+        return value(numbered("v", key));
       },
       BulkLoader<int, std::string>{}, ChangeDetector<std::string>{}, clock);
   std::shared_future<Result> running = cache->get_async(1);
@@ -447,8 +450,8 @@ TEST(LoadingCache, AdaptiveTtlHalvesWhenReloadsFindAChangeDownToMin) {
   SharedManualClock clock;
   std::atomic<int> calls{0};
   Cache cache(
-      adaptive(8s), [&](const int&) -> Result { return value("v" + std::to_string(++calls)); }, {},
-      {}, clock);
+      adaptive(8s), [&](const int&) -> Result { return value(numbered("v", ++calls)); }, {}, {},
+      clock);
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));  // first TTL 8 s
   for (Duration ttl : {8s, 4s, 2s, 1s, 1s}) {
@@ -465,7 +468,7 @@ TEST(LoadingCache, AStaleValueIsNeverServedTheGetWaitsForItsReload) {
       adaptive(1s),
       [&](const int&) -> Result {
         if (++calls == 2) return LoadError{LoadErrorCode::kLoaderFailed, "flaky"};
-        return value("v" + std::to_string(calls.load()));
+        return value(numbered("v", calls.load()));
       },
       {}, {}, clock);
   EXPECT_EQ(cache.get(1), value("v1"));
@@ -502,7 +505,7 @@ TEST(LoadingCache, AdaptiveTtlComparesFingerprintsWhenGivenOne) {
   std::atomic<int> calls{0};
   // "a1", "a2", ...: unequal strings, one fingerprint (the first letter): unchanged.
   Cache cache(
-      adaptive(1s), [&](const int&) -> Result { return value("a" + std::to_string(++calls)); }, {},
+      adaptive(1s), [&](const int&) -> Result { return value(numbered("a", ++calls)); }, {},
       ChangeDetector<std::string>([](const std::string& v) -> std::uint64_t { return v[0]; }),
       clock);
   Stepper step{clock, cache, calls};

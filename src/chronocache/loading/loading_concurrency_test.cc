@@ -22,11 +22,13 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/numbered.h"
 #include "testing/shared_manual_clock.h"
 
 namespace chronocache {
 namespace {
 
+using test_support::numbered;
 using test_support::SharedManualClock;
 using Cache = LoadingCache<int, std::string, TtlOnly, SharedManualClock>;
 using Result = LoadResult<std::string>;
@@ -107,12 +109,12 @@ TEST(LoadingCacheThreads, GetAllJoinsAGetsLoadAndLoadsOnlyTheRest) {
         ++single_loads;
         started.count_down();
         release.wait();
-        return value("single" + std::to_string(key));
+        return value(numbered("single", key));
       },
       [&](std::span<const int> keys) {
         bulk_keys.assign(keys.begin(), keys.end());
         std::vector<Result> out;
-        for (int key : keys) out.push_back(value("bulk" + std::to_string(key)));
+        for (int key : keys) out.push_back(value(numbered("bulk", key)));
         return out;
       },
       {}, clock);
@@ -258,7 +260,7 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
        .executor = {.threads = 2, .queue_capacity = 8}},
       [](const int& key) -> Result {
         if (key % 7 == 0) return NotFound{};
-        return value("k" + std::to_string(key));
+        return value(numbered("k", key));
       },
       {}, {}, clock);
   std::atomic<int> wrong{0};
@@ -269,7 +271,7 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
         const int key = (i * 13 + t) % 64;
         switch ((i + t) % 8) {
           case 0:
-            cache.put(key, "k" + std::to_string(key));
+            cache.put(key, numbered("k", key));
             break;
           case 1:
             cache.invalidate(key);
@@ -282,7 +284,7 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
             break;
           default: {
             const Result result = cache.get(key);
-            const bool ok = result.has_value() ? result.value() == "k" + std::to_string(key)
+            const bool ok = result.has_value() ? result.value() == numbered("k", key)
                                                : result.is_not_found() && key % 7 == 0;
             if (!ok) ++wrong;
           }

@@ -56,9 +56,9 @@ class ClusterMap {
   int find(std::string_view id) const noexcept;
   // Adds a node (an id not yet known) and returns its index.
   int add(ClusterNode node);
-  // CLUSTER FORGET: drops another node (not kMyself). The slots it served become unassigned and
-  // slots migrating to or importing from it are closed, as Redis's clusterDelNode; the indexes
-  // of the nodes after it move down by one.
+  // CLUSTER FORGET: drops another node (kMyself or no node: nothing happens). The slots it served
+  // become unassigned and slots migrating to or importing from it are closed, as Redis's
+  // clusterDelNode; the indexes of the nodes after it move down by one.
   void forget(int node);
   // CLUSTER RESET: this node alone, serving nothing, no slot open; `hard` also takes `new_id`
   // and sets the epochs back to 0.
