@@ -265,7 +265,7 @@ bench-prefetch: setup
 # 10 ms; bench/intelligence/loading_intelligence.cc). About 2 minutes; builds one binary.
 bench-intelligence: setup
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j 2 --target loading_intelligence
+	cmake --build --preset release -j $(JOBS) --target loading_intelligence
 	@echo "# chronocache $$(git rev-parse --short HEAD) $$(c++ --version | head -1) cores=$$(nproc)"
 	./build/release/bench/intelligence/loading_intelligence $(BENCH_ARGS)
 
