@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "bench/intelligence/access_patterns.h"
+#include "bench/intelligence/sample_traces.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/loading/load_result.h"
 #include "chronocache/loading/loading_cache.h"
@@ -223,28 +224,6 @@ void pattern_table(const Args& args, int latency_ms, std::uint64_t reads) {
 }
 
 // ---- 2. Traces -------------------------------------------------------------------------------
-
-std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string rel = std::filesystem::relative(entry.path(), dir).string();
-    const std::string name = entry.path().filename().string();
-    if (rel.starts_with("results/") || name.ends_with(".csv") || name.ends_with(".md") ||
-        name.ends_with(".txt") || name == "SHA256SUMS") {
-      continue;
-    }
-    files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string trace_name(const std::filesystem::path& file) {
-  std::string name = file.filename().string();
-  name = name.substr(0, name.find('.'));
-  return file.parent_path().filename().string() + "_" + name;
-}
 
 struct TraceScore {
   double hit_ratio = 0;

@@ -24,6 +24,7 @@
 
 #include "bench/intelligence/access_patterns.h"
 #include "bench/intelligence/prefetch_meter.h"
+#include "bench/intelligence/sample_traces.h"
 #include "chronocache/predict/access_stream.h"
 #include "chronocache/predict/prediction.h"
 #include "chronocache/predict/successor_model.h"
@@ -154,31 +155,6 @@ PrefetchScore median(std::vector<PrefetchScore> scores) {
     return a.accuracy_next() < b.accuracy_next();
   });
   return scores[scores.size() / 2];
-}
-
-// Trace files under `dir`: every file the simulator's reader takes, but the CSV twin of the
-// oracleGeneral trace and the reference results.
-std::vector<std::filesystem::path> trace_files(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string rel = std::filesystem::relative(entry.path(), dir).string();
-    const std::string name = entry.path().filename().string();
-    if (rel.starts_with("results/") || name.ends_with(".csv") || name.ends_with(".md") ||
-        name.ends_with(".txt") || name == "SHA256SUMS") {
-      continue;
-    }
-    files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// lirs/cpp.trace.gz -> lirs_cpp; libcachesim/cloudPhysicsIO... -> libcachesim_cloudPhysicsIO.
-std::string trace_name(const std::filesystem::path& file) {
-  std::string name = file.filename().string();
-  name = name.substr(0, name.find('.'));
-  return file.parent_path().filename().string() + "_" + name;
 }
 
 int run(const Args& args) {
