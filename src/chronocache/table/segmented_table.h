@@ -866,6 +866,8 @@ class SegmentedTable {
         GroupType* group = seg->groups() + g;
         for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
           group->slot(lane)->key.prefetch();
+      } else {
+        (void)seg, (void)g;  // (Clang warns of a capture used in one branch only)
       }
     };
     prefetch_group(0);
