@@ -44,7 +44,11 @@ inline bool has_open_brace(std::string_view key) noexcept {
   using hash_tag_detail::load;
   const char* p = key.data();
   const std::size_t n = key.size();
-  if (n < 8) return key.find('{') != std::string_view::npos;
+  if (n < 8) {  // a loop, not memchr: no call, so callers keep no registers across one
+    for (std::size_t i = 0; i < n; ++i)
+      if (p[i] == '{') return true;
+    return false;
+  }
   if (n < 16) return (brace_marks(load(p)) | brace_marks(load(p + n - 8))) != 0;  // overlapping
 #if defined(__x86_64__)  // SSE2: sixteen bytes a compare
   const auto marks = [brace = _mm_set1_epi8('{')](const char* at) {
@@ -204,18 +208,13 @@ inline std::uint64_t load_short_big_endian(const unsigned char* p, std::size_t n
          (kClusterSlots - 1);
 }
 
-// A key's slot, the CRC inline. For a 16-byte key, BlobHash's slot-prefixed hash costs 68
-// instructions so, against 115 with memchr and the table's CRC (callgrind, make bench-cluster).
-// Inlined only into callers compiled for the carry-less multiply too.
-[[gnu::target("pclmul,sse4.1")]] [[gnu::always_inline]] inline std::uint32_t slot_carry_less(
+// key_hash_slot() where the CPU has the carry-less multiply. (BlobHash inlines the same steps
+// into its slot-prefixed hash: blob.h.)
+[[gnu::target("pclmul,sse4.1")]] [[gnu::noinline]] inline std::uint32_t slot_carry_less(
     std::string_view key) noexcept {
   if (has_open_brace(key)) [[unlikely]]
     return braced_key_slot(key);
   return carry_less_steps(key) & (kClusterSlots - 1);
-}
-[[gnu::target("pclmul,sse4.1")]] [[gnu::noinline]] inline std::uint32_t slot_carry_less_call(
-    std::string_view key) noexcept {
-  return slot_carry_less(key);
 }
 
 #endif
@@ -233,7 +232,7 @@ inline std::uint16_t crc16_xmodem(std::string_view bytes) noexcept {
 inline std::uint32_t key_hash_slot(std::string_view key) noexcept {
 #if defined(__x86_64__)
   if (crc16_detail::kHasCarryLessMultiply) [[likely]]
-    return crc16_detail::slot_carry_less_call(key);
+    return crc16_detail::slot_carry_less(key);
 #endif
   return crc16_xmodem(hash_tag(key)) & (kClusterSlots - 1);
 }
