@@ -55,6 +55,17 @@ def test_a_nil_upstream_is_answered_and_not_cached(near):
     assert c.exists("absent") == 0
 
 
+def test_an_upstream_error_is_passed_on_and_only_get_reads_through(near):
+    up, c, _ = near()
+    up.rpush("list", "x")
+    assert error_of(c, "GET", "list").startswith("WRONGTYPE")
+    assert c.exists("list") == 0
+    up.set("m", "1")
+    assert c.mget("m") == [None]  # MGET is served locally: not read through
+    assert c.get("m") == "1"
+    assert c.mget("m") == ["1"]
+
+
 def test_the_ttl_follows_the_upstream_pttl_capped_by_the_max(near):
     up, c, _ = near("--upstream-max-ttl-ms", "5000")
     up.set("short", "1", px=3000)
