@@ -23,6 +23,7 @@
 #   make bench-bgsave-load  BGSAVE time and GET p99 with CPU-bound processes beside the server
 #   make bench-observability  latency tracking's and /metrics scraping's cost to the server
 #   make bench-cluster  what cluster mode costs a request (instructions and CPU, on against off)
+#   make bench-upstream  GET through the --upstream near-cache against redis-server direct
 #   make bench-reshard  redis-cli --cluster reshard of 1 000 slots / 1 M keys under a writer, vs redis-server
 #   make report  run the suite against the peers and write docs/report/ (tables and plots);
 #               REPORT=quick finishes in under 10 minutes
@@ -52,7 +53,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-upstream bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -94,8 +95,9 @@ format: setup
 # The threaded tests (ShardedCache, the clock's ticker, a save while other threads write, a host
 # exiting with the ticker running, LoadingCache and its executor, the prefetch model's rows under
 # racing records and predicts) also run under ThreadSanitizer, and so does chronocached for
-# the many-clients test of its event loops (tests/integration/test_threads.py) and cluster mode's
-# handshake thread (the MEET tests of tests/integration/test_cluster.py).
+# the many-clients test of its event loops (tests/integration/test_threads.py), cluster mode's
+# handshake thread (the MEET tests of tests/integration/test_cluster.py) and --upstream's fetcher
+# threads (tests/integration/test_upstream.py).
 build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
@@ -129,6 +131,9 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_cluster.py --server $(SERVER_TSAN) \
 	  -k "meet or create or know"
+	# --upstream's fetcher threads, beside four loops.
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_upstream.py --server $(SERVER_TSAN) \
+	  --threads 4
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
 	# The string and TTL suites through twemproxy in front of three nodes (deploy/twemproxy).
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_strings.py \
@@ -227,6 +232,11 @@ bench-observability: build-release
 
 # Cluster mode's cost per request: callgrind instructions and server CPU, on against off (and
 # against a build from before cluster mode: BENCH_ARGS="--baseline /path/to/chronocached").
+# --upstream: GET against redis-server directly and against the near-cache with every key cached
+# (-P 1 and 16), and the miss path's added latency (docs/performance.md, "Read-through near-cache").
+bench-upstream: build-release
+	python3 bench/server/run_upstream_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
+
 bench-cluster: build-release
 	python3 bench/server/run_cluster_bench.py --server $(SERVER_RELEASE) $(BENCH_ARGS)
 

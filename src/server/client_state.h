@@ -17,6 +17,16 @@ namespace chronocached {
 
 struct CommandSpec;
 
+// --upstream: the GET this client holds back for an upstream fetch, then that fetch's outcome,
+// which the retried GET answers if the key is not stored here (a nil, an error, or a value that
+// expired or was evicted before the retry).
+struct UpstreamWait {
+  enum class State : std::uint8_t { kNone, kWaiting, kValue, kNil, kError };
+  State state = State::kNone;
+  std::string key;
+  std::string text;  // the value, or the error reply without its '-'
+};
+
 struct ClientState {
   std::uint64_t id = 0;
   std::string name;
@@ -68,6 +78,7 @@ struct ClientState {
   std::vector<std::pair<std::size_t, std::string>> watched_live_keys;
   bool cluster_readonly = false;  // READONLY (cluster mode): kept, though there are no replicas
   bool cluster_asking = false;    // ASKING: the next command may use a slot being imported
+  UpstreamWait upstream;          // written by the fetcher threads under the state lock
 
   bool replies_silenced() const { return reply_off || reply_skip; }
   // A request is done (run, refused, or an empty line), as Redis's resetClient: a SKIP it gave

@@ -65,6 +65,13 @@ class Loop final : public SessionHost {
   const ClientLimits& client_limits() const override { return client_limits_; }
   void schedule_close(std::uint64_t id) override { finished_.push_back(id); }
   void postpone(std::uint64_t id) override { postponed_.push_back(id); }
+  // From any thread holding the state lock: this loop retries its postponed sessions (an upstream
+  // fetch ended; upstream_fetcher.h). Unchecked by the analysis: the fetcher calls it through a
+  // callback, under the lock it took.
+  void wake_postponed() CC_NO_THREAD_SAFETY_ANALYSIS {
+    mail_.pause_lifted = true;
+    post(*this);
+  }
 
  private:
   class Waker;

@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
     server.log("warning", "Cluster mode: " + error);
     return 1;
   }
+  if (!server.prepare_upstream(error)) {
+    server.log("warning", "Upstream: " + error);
+    return 1;
+  }
   // Before "Ready": a client must never see a half-loaded data set (tools wait for that line).
   if (!server.load_snapshot()) return 1;
   server.log("notice", "Ready to accept connections tcp");

@@ -18,6 +18,7 @@
 #include "server/base/cycle_clock.h"
 #include "server/cluster/cluster_config_file.h"
 #include "server/net/socket.h"
+#include "server/upstream/upstream_address.h"
 
 namespace chronocached {
 namespace {
@@ -76,6 +77,7 @@ Server::Server(ServerConfig config)
 }
 
 Server::~Server() {
+  upstream_.reset();  // before the loops: its threads post to their mailboxes
   listeners_.clear();
   metrics_.reset();  // before the loops: it is registered with loop 0's events
   loops_.clear();
@@ -223,6 +225,23 @@ bool Server::start_cluster(std::string& error) {
   return true;
 }
 
+bool Server::prepare_upstream(std::string& error) {
+  const std::string& text = state_.config.upstream;
+  if (text.empty()) return true;
+  if (state_.config.cluster_enabled) {
+    error = "upstream and cluster-enabled cannot both be set";
+    return false;
+  }
+  if (!parse_upstream_address(text)) {
+    error = "upstream must be ip:port (or localhost:port), not '" + text + "'";
+    return false;
+  }
+  upstream_ = std::make_unique<UpstreamFetcher>(
+      state_, [this](std::size_t loop) { loops_[loop]->wake_postponed(); });
+  log("notice", "Read-through near-cache of " + text + ": writes are refused (READONLY)");
+  return true;
+}
+
 bool Server::load_snapshot() {
   const Snapshots::LoadResult result =
       state_.snapshots.load(state_.clock.now(), state_.clock.unix_ms());
@@ -253,9 +272,11 @@ void Server::run() {
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < loops_.size(); ++i)
     threads.emplace_back([loop = loops_[i].get()] { loop->run(); });
+  if (upstream_) upstream_->start();
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   loops_[0]->run();
   for (std::thread& thread : threads) thread.join();
+  if (upstream_) upstream_->stop();
   if (handshakes_) handshakes_->stop();
   log("warning", "chronocached is now ready to exit, bye bye...");
 }

@@ -13,6 +13,7 @@
 #include "server/loop.h"
 #include "server/metrics_endpoint.h"
 #include "server/server_state.h"
+#include "server/upstream_fetcher.h"
 
 namespace chronocached {
 
@@ -31,6 +32,9 @@ class Server {
   // Cluster mode: reads (or creates) the cluster config file, with this node at the address it
   // listens on. After listen(); false with `error` when the file cannot be read or written.
   bool start_cluster(std::string& error);
+  // --upstream: checks the address and readies the fetcher (its threads start with run()).
+  // False with `error` when the address is not "ip:port" or cluster mode is on too.
+  bool prepare_upstream(std::string& error);
   // Serves until a signal or SHUTDOWN.
   void run();
 
@@ -49,9 +53,10 @@ class Server {
   std::unique_ptr<ClusterHandshakes> handshakes_;  // cluster mode: MEETs carried out (after state_)
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<Listener>> listeners_;
-  std::unique_ptr<MetricsEndpoint> metrics_;  // with metrics-port, on loop 0
-  std::size_t next_loop_ = 0;                 // the loop that gets the next connection
-  std::uint64_t next_client_id_ = 1;          // accept() runs on loop 0 only
+  std::unique_ptr<MetricsEndpoint> metrics_;   // with metrics-port, on loop 0
+  std::unique_ptr<UpstreamFetcher> upstream_;  // --upstream: wakes loops_, so stopped first
+  std::size_t next_loop_ = 0;                  // the loop that gets the next connection
+  std::uint64_t next_client_id_ = 1;           // accept() runs on loop 0 only
 };
 
 }  // namespace chronocached

@@ -40,6 +40,7 @@
 #include "server/store/memory_budget.h"
 #include "server/store/record_compactor.h"
 #include "server/store/slow_log.h"
+#include "server/upstream/fetch_queue.h"
 
 namespace chronocached {
 
@@ -268,6 +269,13 @@ struct ServerState {
     long long selected_db = -1;  // what the target has SELECTed for us (-1: unknown)
   };
   std::map<std::string, MigrateTarget> migrate_targets;
+  // --upstream: the fetches GET misses asked for (single-flight, bounded), taken by the fetcher
+  // threads (upstream_fetcher.h), woken by `upstream_ready` (with `mu`).
+  FetchQueue upstream_fetches{kUpstreamQueueCapacity};
+  chronocache::CondVar upstream_ready;
+  // Distinct keys pending upstream at most: at 1 ms a fetch and two fetcher threads, a full
+  // queue is half a second of work; past it a miss is answered -TRYAGAIN at once.
+  static constexpr std::size_t kUpstreamQueueCapacity = 1024;
 };
 
 }  // namespace chronocached

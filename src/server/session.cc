@@ -67,7 +67,10 @@ void Session::on_ready(std::uint32_t events) {
   if (closing()) host_.schedule_close(client_.id);
 }
 
+// A command postponed again lists the session again (host_.postpone), so that the next wakeup
+// retries it: the loop's list was emptied to call this.
 void Session::resume() {
+  postponed_ = false;
   process();
   flush();
   update_interest();

@@ -47,6 +47,9 @@ struct CommandContext {
   // Arguments the handler asked to keep secret (bit i: args[i]), which SLOWLOG shows as
   // "(redacted)": AUTH's password, CONFIG SET requirepass's value, as Redis 7 hides them.
   std::uint64_t redacted_args = 0;
+  // --upstream: the handler missed and waits for an upstream fetch; execute() then postpones
+  // the command, which the session retries when the fetch ends (upstream_read.h).
+  bool wait_upstream = false;
 
   Db& db() { return server.keyspace.db(client.db); }
   std::size_t argc() const { return args.size(); }

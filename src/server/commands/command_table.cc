@@ -392,6 +392,12 @@ bool execute(CommandContext& ctx) {
       }
     }
   }
+  // --upstream: a lazily filled read-only replica, which refuses writes as Redis's replica does
+  // (replica-read-only): nothing tells the upstream, or this cache, of the other's writes.
+  if (!ctx.server.config.upstream.empty() && (command.spec->flags & kWrite) != 0) [[unlikely]] {
+    reject(ctx, &command, errors::kReadOnlyReplica);
+    return true;
+  }
   // Under a budget (one load and a branch otherwise), before commands that may change the
   // keyspace or queue in MULTI. Redis evicts before reads too, but a read grows nothing the
   // budget counts except an output buffer, and summing the databases' bytes costs ~200
@@ -426,7 +432,7 @@ bool execute(CommandContext& ctx) {
     return true;
   }
   execute_now(ctx, command);
-  return true;
+  return !ctx.wait_upstream;  // a GET miss waits for its upstream fetch (upstream_read.h)
 }
 
 void for_each_command_stats(

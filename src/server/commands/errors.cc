@@ -36,6 +36,12 @@ std::string invalid_expire(std::string_view command) {
   return "ERR invalid expire time in '" + lower + "' command";
 }
 
+std::string upstream_unavailable(std::string_view address, std::string_view reason) {
+  std::string text = "ERR upstream ";
+  text.append(address).append(" unavailable: ").append(reason);
+  return text;
+}
+
 std::string unknown_subcommand(std::string_view sub, std::string_view command) {
   std::string text = "ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try " +
                      std::string(command) + " HELP.";

@@ -26,6 +26,10 @@ inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nes
 inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
 inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+// --upstream: a miss found the fetch queue full (FetchQueue's capacity).
+inline constexpr std::string_view kUpstreamBusy = "TRYAGAIN upstream busy";
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
@@ -162,6 +166,8 @@ inline constexpr std::string_view kScriptFlushMode =
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args);
 // "ERR wrong number of arguments for 'get' command"
 std::string wrong_arity(std::string_view name);
+// "ERR upstream 127.0.0.1:6379 unavailable: Connection refused" (--upstream: a fetch failed)
+std::string upstream_unavailable(std::string_view address, std::string_view reason);
 // "ERR invalid expire time in 'set' command"
 std::string invalid_expire(std::string_view command);
 // "ERR unknown subcommand 'foo'. Try CONFIG HELP."

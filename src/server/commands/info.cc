@@ -433,11 +433,12 @@ enum Section : unsigned {
   kLatencystats = 1u << 10,
   kCluster = 1u << 11,
   kKeyspace = 1u << 12,
+  kUpstream = 1u << 13,
 };
 
 constexpr unsigned kDefaultSections = kServer | kClients | kMemory | kPersistence | kStats |
                                       kReplication | kCpu | kModules | kErrorstats | kCluster |
-                                      kKeyspace;
+                                      kUpstream | kKeyspace;
 constexpr unsigned kAllSections = kDefaultSections | kCommandstats | kLatencystats;
 
 // latency_percentiles_usec_<command>:p50=8.031,p99=10.047,... while latency-tracking is on, for
@@ -463,6 +464,21 @@ void latencystats_section(InfoText& info, const ServerState& server) {
   });
 }
 
+// --upstream: the near-cache's fetches (FetchQueue's counters). Only with an upstream set.
+void upstream_section(InfoText& info, const ServerState& server) {
+  const FetchQueue& fetches = server.upstream_fetches;
+  info.section("Upstream");
+  info.field("upstream_address", server.config.upstream);
+  info.field("upstream_fetches", fetches.counters().fetches);
+  info.field("upstream_fetch_errors", fetches.counters().errors);
+  info.field("upstream_singleflight_joins", fetches.counters().joins);
+  info.field("upstream_refused_busy", fetches.counters().refused);
+  info.field("upstream_in_flight", fetches.pending());
+  info.field("upstream_queued", fetches.queued());
+  info.field("upstream_max_ttl_ms", server.config.upstream_max_ttl_ms);
+  info.field("upstream_timeout_ms", server.config.upstream_timeout_ms);
+}
+
 unsigned section_bits(std::string_view name) {
   std::string lower(name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -484,6 +500,7 @@ unsigned section_bits(std::string_view name) {
       {"latencystats", kLatencystats},
       {"cluster", kCluster},
       {"keyspace", kKeyspace},
+      {"upstream", kUpstream},
       {"default", kDefaultSections},
       {"all", kAllSections},
       {"everything", kAllSections},
@@ -514,6 +531,8 @@ void info_command(CommandContext& ctx) {
     info.section("Cluster");
     info.field("cluster_enabled", ctx.server.cluster ? 1 : 0);
   }
+  if ((sections & kUpstream) != 0 && !ctx.server.config.upstream.empty())
+    upstream_section(info, ctx.server);
   if ((sections & kKeyspace) != 0) keyspace_section(info, ctx);
   ctx.reply.verbatim(info.text());
 }

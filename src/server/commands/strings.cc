@@ -31,6 +31,7 @@
 #include "server/commands/command.h"
 #include "server/commands/errors.h"
 #include "server/commands/lcs.h"
+#include "server/commands/upstream_read.h"
 #include "server/store/unix_time.h"
 
 namespace chronocached {
@@ -221,10 +222,16 @@ void set_generic(CommandContext& ctx, std::string_view key, std::string_view val
   ctx.reply.ok();
 }
 
+// With --upstream, a miss reads through (upstream_read.h): one branch on a hit.
 void get(CommandContext& ctx) {
   const Blob* value = nullptr;
   if (!lookup_string(ctx, ctx.args[1], value)) return;
-  if (value == nullptr) return ctx.reply.null();
+  if (value == nullptr) [[unlikely]] {
+    if (!ctx.server.config.upstream.empty()) return read_through_miss(ctx, ctx.args[1]);
+    return ctx.reply.null();
+  }
+  if (ctx.client.upstream.state != UpstreamWait::State::kNone) [[unlikely]]
+    ctx.client.upstream = UpstreamWait{};  // the retry after a fetch found the key stored
   ctx.reply.bulk(value->view());
 }
 

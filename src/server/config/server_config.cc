@@ -298,6 +298,10 @@ const std::vector<ConfigParam>& params() {
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
       bool_param<&ServerConfig::cluster_enabled>("cluster-enabled", false),
       string_param<&ServerConfig::cluster_config_file>("cluster-config-file", false),
+      string_param<&ServerConfig::upstream>("upstream", false),
+      integer_param<&ServerConfig::upstream_max_ttl_ms, 1, 9223372036854775807LL>(
+          "upstream-max-ttl-ms", true),
+      integer_param<&ServerConfig::upstream_timeout_ms, 1, 3600000>("upstream-timeout-ms", true),
   };
   return table;
 }
@@ -323,7 +327,8 @@ const char* const kUsage =
     "          slowlog-log-slower-than slowlog-max-len latency-tracking\n"
     "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
-    "          enable-debug-command cluster-enabled cluster-config-file\n";
+    "          enable-debug-command cluster-enabled cluster-config-file\n"
+    "          upstream upstream-max-ttl-ms upstream-timeout-ms\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 

@@ -92,7 +92,13 @@ struct ServerConfig {
   // cluster-config-file (in `dir`). Set at start only, as in Redis.
   bool cluster_enabled = false;
   std::string cluster_config_file = "nodes.conf";
-  std::string config_file;  // the file read at start, for CONFIG REWRITE
+  // Read-through near-cache (docs/design/server.md, "Read-through near-cache"): "host:port" of
+  // a Redis-protocol server whose keys a local GET miss loads; empty: off. Set at start only.
+  // Writes are then refused (-READONLY), as on a read-only replica.
+  std::string upstream;
+  long long upstream_max_ttl_ms = 60000;  // a loaded key lives at most this long here
+  long long upstream_timeout_ms = 1000;   // one fetch (connect, GET + PTTL) at most this long
+  std::string config_file;                // the file read at start, for CONFIG REWRITE
 };
 
 // One named setting: how to read it and how to change it.

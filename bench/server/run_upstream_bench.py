@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Does the read-through near-cache (--upstream) belong in the server? GET against the upstream
+redis-server directly, and against chronocached --upstream with every key cached, both on this
+machine; then the miss path's added latency.
+
+    python3 bench/server/run_upstream_bench.py --server build/release/src/server/chronocached
+
+Hits: `redis-benchmark -t get -r KEYS -n REQUESTS -c 50 -P 1|16` over KEYS keys set on the
+upstream and read once through the near-cache before (its max TTL is set long enough that none
+expires during the run); REPS runs each, the median printed with the spread. Misses: a
+standard-library client GETs MISSES fresh keys one at a time (each a miss that is fetched) and
+the same number directly from the upstream; the difference of the medians is the miss path's
+cost (two hops instead of one, the fetcher's queue and wakeup). Prints Markdown tables.
+"""
+
+import argparse
+import csv
+import io
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(port, deadline_s=20):
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing answers on port {port}")
+
+
+def resp(*args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+def read_reply(sock, buf):
+    """One simple/bulk/integer/nil reply from `buf` (a bytearray refilled from sock)."""
+    while True:
+        end = buf.find(b"\r\n")
+        if end >= 0:
+            head = bytes(buf[:end])
+            if head[:1] == b"$" and head != b"$-1":
+                n = int(head[1:])
+                if len(buf) >= end + 2 + n + 2:
+                    reply = bytes(buf[end + 2:end + 2 + n])
+                    del buf[:end + 2 + n + 2]
+                    return reply
+            else:
+                del buf[:end + 2]
+                return head
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise RuntimeError("connection closed")
+        buf += chunk
+
+
+def redis_benchmark(port, pipeline, keys, requests):
+    out = subprocess.run(
+        ["redis-benchmark", "-p", str(port), "-t", "get", "-r", str(keys), "-n", str(requests),
+         "-c", "50", "-P", str(pipeline), "--csv", "-q"],
+        capture_output=True, text=True, check=True).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    row = rows[0]
+    return float(row["rps"]), float(row["p50_latency_ms"]), float(row["p99_latency_ms"])
+
+
+def populate(port, keys):
+    """key:000000000000 ... as redis-benchmark -r names them, each holding "xxx"."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        batch = b"".join(resp("SET", "key:%012d" % i, "xxx") for i in range(keys))
+        s.sendall(batch)
+        buf = bytearray()
+        for _ in range(keys):
+            read_reply(s, buf)
+
+
+def warm(port, keys):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        buf = bytearray()
+        for start in range(0, keys, 1000):  # 1000 misses in flight at most (queue bound 1024)
+            n = min(1000, keys - start)
+            s.sendall(b"".join(resp("GET", "key:%012d" % i) for i in range(start, start + n)))
+            for _ in range(n):
+                assert read_reply(s, buf) == b"xxx"
+
+
+def single_get_latencies(port, names):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buf = bytearray()
+        times = []
+        for name in names:
+            t0 = time.perf_counter_ns()
+            s.sendall(resp("GET", name))
+            read_reply(s, buf)
+            times.append((time.perf_counter_ns() - t0) / 1000)
+        return times
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(len(v) * p))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--keys", type=int, default=10_000)
+    ap.add_argument("--requests", type=int, default=200_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--misses", type=int, default=2_000)
+    args = ap.parse_args()
+    up_port, nc_port = free_port(), free_port()
+    workdir = tempfile.mkdtemp(prefix="upstream-bench-")
+    procs = [subprocess.Popen(["redis-server", "--port", str(up_port), "--bind", "127.0.0.1",
+                               "--save", "", "--appendonly", "no"], cwd=workdir,
+                              stdout=subprocess.DEVNULL)]
+    try:
+        wait_ready(up_port)
+        procs.append(subprocess.Popen(
+            [args.server, "--port", str(nc_port), "--upstream", f"127.0.0.1:{up_port}",
+             "--upstream-max-ttl-ms", "3600000", "--dir", workdir, "--save", ""],
+            stdout=subprocess.DEVNULL))
+        wait_ready(nc_port)
+        populate(up_port, args.keys)
+        warm(nc_port, args.keys)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+        print(f"# upstream bench {commit} cores={os.cpu_count()} keys={args.keys} "
+              f"requests={args.requests} reps={args.reps} clients=50")
+        print()
+        print("| target | -P | requests/s (median, spread) | p50 ms | p99 ms |")
+        print("|---|---|---|---|---|")
+        for pipeline in (1, 16):
+            for name, port in (("redis-server (upstream, direct)", up_port),
+                               ("chronocached --upstream, all cached", nc_port)):
+                runs = [redis_benchmark(port, pipeline, args.keys, args.requests)
+                        for _ in range(args.reps)]
+                rps = [r[0] for r in runs]
+                print(f"| {name} | {pipeline} | {statistics.median(rps):,.0f} "
+                      f"({min(rps):,.0f}-{max(rps):,.0f}) | "
+                      f"{statistics.median(r[1] for r in runs):.3f} | "
+                      f"{statistics.median(r[2] for r in runs):.3f} |")
+        fresh = [f"miss:{i}" for i in range(args.misses)]
+        populate_misses = b"".join(resp("SET", n, "xxx") for n in fresh)
+        with socket.create_connection(("127.0.0.1", up_port)) as s:
+            s.sendall(populate_misses)
+            buf = bytearray()
+            for _ in fresh:
+                read_reply(s, buf)
+        direct = single_get_latencies(up_port, fresh)
+        hits = single_get_latencies(nc_port, [f"key:{i:012d}" for i in range(args.misses)])
+        misses = single_get_latencies(nc_port, fresh)
+        print()
+        print("| one GET at a time, one client | p50 us | p99 us |")
+        print("|---|---|---|")
+        for name, t in (("redis-server direct", direct), ("near-cache hit", hits),
+                        ("near-cache miss (fetched upstream)", misses)):
+            print(f"| {name} | {pct(t, 0.5):.0f} | {pct(t, 0.99):.0f} |")
+        print()
+        print(f"miss path adds {pct(misses, 0.5) - pct(direct, 0.5):.0f} us at p50 over a direct "
+              f"GET, {pct(misses, 0.5) - pct(hits, 0.5):.0f} us over a local hit")
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            p.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+// Read-through on a GET miss (--upstream; docs/design/server.md, "Read-through near-cache").
+//
+//   GET k, miss ─► read_through_miss: k queued for the fetcher (or joins k's pending fetch),
+//                  ctx.wait_upstream ─► execute() returns false: the GET stays in the buffer
+//   fetcher    ─► GET k + PTTL k upstream (no lock), then under the lock: stores k with
+//                  min(PTTL, upstream-max-ttl-ms), writes each waiter's UpstreamWait, wakes their
+//                  loops (mailbox) ─► the GET runs again and hits, or answers the outcome
+//
+// Only database 0 reads through (the upstream's keys are read from its database 0), and not
+// inside EXEC (a transaction cannot wait): there a miss answers nil as it would without upstream.
+#pragma once
+
+#include <string_view>
+
+#include "server/commands/command.h"
+
+namespace chronocached {
+
+// `key` is not stored here: answers the fetch's outcome this client waited for, or asks for a
+// fetch and sets ctx.wait_upstream, or answers -TRYAGAIN when the fetch queue is full.
+void read_through_miss(CommandContext& ctx, std::string_view key);
+
+}  // namespace chronocached

@@ -1,0 +1,40 @@
+#include "server/upstream/fetch_queue.h"
+
+#include <utility>
+
+namespace chronocached {
+
+FetchQueue::Admission FetchQueue::request(std::string_view key, std::uint64_t waiter,
+                                          std::int64_t now_ms) {
+  if (const auto it = waiters_.find(key); it != waiters_.end()) {
+    it->second.push_back(waiter);
+    ++counters_.joins;
+    return Admission::kJoined;
+  }
+  if (waiters_.size() >= capacity_) {
+    ++counters_.refused;
+    return Admission::kFull;
+  }
+  waiters_.emplace(std::string(key), std::vector<std::uint64_t>{waiter});
+  queue_.push_back(Job{std::string(key), now_ms});
+  return Admission::kQueued;
+}
+
+std::optional<FetchQueue::Job> FetchQueue::take() {
+  if (queue_.empty()) return std::nullopt;
+  Job job = std::move(queue_.front());
+  queue_.pop_front();
+  ++counters_.fetches;
+  return job;
+}
+
+std::vector<std::uint64_t> FetchQueue::finish(std::string_view key, bool failed) {
+  if (failed) ++counters_.errors;
+  const auto it = waiters_.find(key);
+  if (it == waiters_.end()) return {};
+  std::vector<std::uint64_t> woken = std::move(it->second);
+  waiters_.erase(it);
+  return woken;
+}
+
+}  // namespace chronocached

@@ -1,0 +1,157 @@
+#include "server/upstream_fetcher.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/cluster/peer_connection.h"
+#include "server/commands/errors.h"
+#include "server/upstream/upstream_address.h"
+
+namespace chronocached {
+
+struct UpstreamFetcher::Outcome {
+  UpstreamWait::State state = UpstreamWait::State::kError;
+  std::string text;                // the value, or the error reply without its '-'
+  long long pttl_ms = -1;          // PTTL's answer: -1 no expiry, -2 gone meanwhile
+  bool connection_failed = false;  // the upstream could not be reached or answered in time
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds left_until(Clock::time_point deadline) {
+  return std::max(std::chrono::milliseconds(0),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+}
+
+}  // namespace
+
+void UpstreamFetcher::start() {
+  for (std::thread& thread : threads_) thread = std::thread([this] { run(); });
+}
+
+void UpstreamFetcher::stop() {
+  {
+    const chronocache::MutexLock lock(state_.mu);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  state_.upstream_ready.notify_all();
+  for (std::thread& thread : threads_)
+    if (thread.joinable()) thread.join();
+}
+
+void UpstreamFetcher::run() {
+  std::optional<PeerConnection> connection;
+  for (;;) {
+    FetchQueue::Job job;
+    UpstreamAddress address;
+    std::chrono::milliseconds timeout{0};
+    std::int64_t waited_ms = 0;
+    {
+      const chronocache::MutexLock lock(state_.mu);
+      while (state_.upstream_fetches.queued() == 0 && !stopping_)
+        state_.upstream_ready.wait(state_.mu);
+      if (stopping_) {
+        // The waiters are answered, not left postponed (their loops may still run a batch).
+        while (std::optional<FetchQueue::Job> queued = state_.upstream_fetches.take())
+          deliver(queued->key, Outcome{.text = errors::upstream_unavailable(
+                                           state_.config.upstream, "server shutting down")});
+        return;
+      }
+      job = std::move(*state_.upstream_fetches.take());
+      // Checked at start (Server::start_upstream): the address parses.
+      address = parse_upstream_address(state_.config.upstream).value_or(UpstreamAddress{});
+      timeout = std::chrono::milliseconds(state_.config.upstream_timeout_ms);
+      advance_clock();
+      waited_ms = state_.clock.unix_ms() - job.queued_ms;
+    }
+    Outcome outcome;
+    const auto deadline = Clock::now() + timeout;
+    std::string error;
+    if (waited_ms > timeout.count()) {
+      error = "timed out in the fetch queue";
+    } else {
+      if (!connection) connection = PeerConnection::open(address.ip, address.port, timeout, error);
+      if (connection) {
+        std::string request;
+        const std::array<std::string_view, 2> get = {"GET", job.key};
+        const std::array<std::string_view, 2> pttl = {"PTTL", job.key};
+        append_request(request, get);
+        append_request(request, pttl);
+        std::optional<PeerReply> value;
+        std::optional<PeerReply> ttl;
+        if (connection->send(request, left_until(deadline), error))
+          value = connection->read_reply(left_until(deadline), error);
+        if (value) ttl = connection->read_reply(left_until(deadline), error);
+        if (value && ttl) {
+          error.clear();
+          if (value->kind == PeerReply::Kind::kBulk) {
+            outcome.state = UpstreamWait::State::kValue;
+            outcome.text = std::move(value->text);
+          } else if (value->kind == PeerReply::Kind::kNil) {
+            outcome.state = UpstreamWait::State::kNil;
+          } else if (value->kind == PeerReply::Kind::kError) {
+            outcome.text = std::move(value->text);  // WRONGTYPE and the like, as the upstream says
+          } else {
+            error = "unexpected reply to GET";
+          }
+          if (ttl->kind == PeerReply::Kind::kInteger) {
+            const std::string& t = ttl->text;
+            std::from_chars(t.data(), t.data() + t.size(), outcome.pttl_ms);
+          }
+        } else {
+          connection.reset();  // a half-read reply leaves the stream unusable
+        }
+      }
+      outcome.connection_failed = !connection;
+    }
+    if (!error.empty()) {
+      outcome.state = UpstreamWait::State::kError;
+      outcome.text = errors::upstream_unavailable(address.text, error);
+    }
+    const chronocache::MutexLock lock(state_.mu);
+    deliver(job.key, outcome);
+    if (outcome.connection_failed) {
+      while (std::optional<FetchQueue::Job> queued = state_.upstream_fetches.take())
+        deliver(queued->key, outcome);
+    }
+  }
+}
+
+void UpstreamFetcher::advance_clock() {
+  state_.clock.advance(BatchClock::system_now() +
+                       std::chrono::milliseconds(state_.debug.clock_offset_ms));
+}
+
+void UpstreamFetcher::deliver(const std::string& key, const Outcome& outcome) {
+  const bool failed = outcome.state == UpstreamWait::State::kError;
+  if (outcome.state == UpstreamWait::State::kValue && outcome.pttl_ms != -2 &&
+      outcome.pttl_ms != 0) {
+    advance_clock();  // the TTL counts from the fetch, not from the last batch's reading
+    long long ttl_ms = state_.config.upstream_max_ttl_ms;
+    if (outcome.pttl_ms > 0) ttl_ms = std::min(ttl_ms, outcome.pttl_ms);
+    const chronocache::TimePoint now = state_.clock.now();
+    state_.keyspace.db(0).put(key, outcome.text, now + std::chrono::milliseconds(ttl_ms), now);
+  }
+  std::set<std::size_t> loops;
+  for (const std::uint64_t id : state_.upstream_fetches.finish(key, failed)) {
+    const auto it = state_.clients.by_id.find(id);
+    if (it == state_.clients.by_id.end()) continue;  // gone while it waited
+    ClientState& client = *it->second;
+    client.upstream = UpstreamWait{outcome.state, key, outcome.text};
+    loops.insert(client.loop);
+  }
+  for (const std::size_t loop : loops) wake_(loop);
+}
+
+}  // namespace chronocached

@@ -1,0 +1,198 @@
+"""--upstream: chronocached as a read-through near-cache in front of a real redis-server.
+
+A GET that misses loads the key from the upstream (GET + PTTL, pipelined) on a fetcher thread,
+single-flight per key, and the waiting clients are answered when it ends; writes are refused as
+on a read-only replica. docs/design/server.md, "Read-through near-cache (--upstream)".
+"""
+import socket
+import time
+
+import pytest
+import redis
+
+from support import connect, error_of, read_exactly, send, wait_for
+
+
+def upstream_gets(up):
+    return up.info("commandstats").get("cmdstat_get", {}).get("calls", 0)
+
+
+def upstream_info(client):
+    return client.info("upstream")
+
+
+@pytest.fixture
+def near(start_server, start_redis_server):
+    """start(*extra) -> (upstream redis client, near-cache client, near-cache process)."""
+    def start(*extra):
+        upstream = start_redis_server()
+        cache = start_server("--upstream", f"127.0.0.1:{upstream.port}", *extra)
+        return upstream.client(decode_responses=True), cache.client(decode_responses=True), cache
+    return start
+
+
+def test_a_miss_loads_from_the_upstream_and_the_next_get_is_local(near):
+    up, c, _ = near()
+    up.set("k", "from-upstream")
+    assert c.get("k") == "from-upstream"
+    calls = upstream_gets(up)
+    assert calls == 1
+    for _ in range(20):
+        assert c.get("k") == "from-upstream"
+    assert upstream_gets(up) == calls  # served here
+    info = upstream_info(c)
+    assert info["upstream_fetches"] == 1
+    assert info["upstream_fetch_errors"] == 0
+    assert info["upstream_in_flight"] == 0
+    assert info["upstream_address"].startswith("127.0.0.1:")
+
+
+def test_a_nil_upstream_is_answered_and_not_cached(near):
+    up, c, _ = near()
+    assert c.get("absent") is None
+    assert c.get("absent") is None
+    assert upstream_gets(up) == 2  # no negative entry: each miss asks again
+    assert c.exists("absent") == 0
+
+
+def test_an_upstream_error_is_passed_on_and_only_get_reads_through(near):
+    up, c, _ = near()
+    up.rpush("list", "x")
+    assert error_of(c, "GET", "list").startswith("WRONGTYPE")
+    assert c.exists("list") == 0
+    up.set("m", "1")
+    assert c.mget("m") == [None]  # MGET is served locally: not read through
+    assert c.get("m") == "1"
+    assert c.mget("m") == ["1"]
+
+
+def test_the_ttl_follows_the_upstream_pttl_capped_by_the_max(near):
+    up, c, _ = near("--upstream-max-ttl-ms", "5000")
+    up.set("short", "1", px=3000)
+    up.set("long", "2", px=100_000)
+    up.set("forever", "3")
+    assert [c.get("short"), c.get("long"), c.get("forever")] == ["1", "2", "3"]
+    assert 2000 < c.pttl("short") <= 3000
+    assert 4000 < c.pttl("long") <= 5000  # capped: the near-cache refreshes
+    assert 4000 < c.pttl("forever") <= 5000  # no TTL upstream: the max
+    assert c.config_get("upstream-max-ttl-ms") == {"upstream-max-ttl-ms": "5000"}
+
+
+def test_an_expired_copy_is_loaded_again(near):
+    up, c, _ = near("--upstream-max-ttl-ms", "1000", "--enable-debug-command", "yes")
+    up.set("k", "v1")
+    assert c.get("k") == "v1"
+    up.set("k", "v2")
+    assert c.get("k") == "v1"  # the copy, until its TTL ends
+    c.execute_command("DEBUG", "ADVANCE-CLOCK", 1500)
+    assert c.get("k") == "v2"
+    assert upstream_gets(up) == 2
+
+
+def test_fifty_clients_missing_one_key_cause_one_upstream_get(near):
+    up, c, _ = near("--upstream-timeout-ms", "10000")
+    up.set("hot", "value")
+    # The upstream holds every command for 3 s (CLIENT PAUSE: a slow upstream), so the first
+    # miss's fetch waits there and all 50 misses are sure to meet it in flight. (Not ended early
+    # with CLIENT UNPAUSE: redis-server 7.0 holds that too when it comes on a new connection.)
+    up.execute_command("CLIENT", "PAUSE", 3000, "ALL")
+    socks = [connect(_port(c)) for _ in range(50)]
+    try:
+        for s in socks:
+            send(s, ["GET", "hot"])
+        assert wait_for(lambda: upstream_info(c)["upstream_singleflight_joins"] == 49), \
+            upstream_info(c)
+        assert upstream_info(c)["upstream_in_flight"] == 1
+        expected = b"$5\r\nvalue\r\n"
+        for s in socks:
+            assert read_exactly(s, len(expected)) == expected
+    finally:
+        for s in socks:
+            s.close()
+    assert upstream_gets(up) == 1
+    assert upstream_info(c)["upstream_fetches"] == 1
+
+
+def test_writes_are_refused_as_on_a_read_only_replica(near):
+    up, c, _ = near()
+    readonly = "You can't write against a read only replica."
+    for args in (["SET", "k", "v"], ["DEL", "k"], ["INCR", "n"], ["EXPIRE", "k", "10"],
+                 ["FLUSHALL"]):
+        with pytest.raises(redis.ReadOnlyError) as e:
+            c.execute_command(*args)
+        assert readonly in str(e.value)
+    # In MULTI the write is refused when queued, and EXEC aborts, as Redis's replica does.
+    pipe = c.pipeline(transaction=True)
+    pipe.set("k", "v")
+    with pytest.raises(redis.ResponseError):
+        pipe.execute()
+    assert up.exists("k") == 0
+
+
+def test_a_stopped_upstream_answers_unavailable_within_the_timeout(near, start_redis_server):
+    up, c, cache = near("--upstream-timeout-ms", "500")
+    up.set("cached", "here")
+    assert c.get("cached") == "here"
+    address = upstream_info(c)["upstream_address"]
+    up.shutdown(nosave=True)
+    start = time.monotonic()
+    message = error_of(c, "GET", "missing")
+    assert time.monotonic() - start < 2.0
+    assert message.startswith(f"upstream {address} unavailable: ")
+    assert c.ping()
+    assert c.get("cached") == "here"  # local hits are still served
+    assert upstream_info(c)["upstream_fetch_errors"] == 1
+    assert cache.alive()
+
+
+def test_a_silent_upstream_times_out_and_the_server_stays_healthy(start_server):
+    # Listens (the kernel completes the handshake) but never answers.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)
+    try:
+        port = silent.getsockname()[1]
+        cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "300")
+        c = cache.client(decode_responses=True)
+        other = cache.client(decode_responses=True)
+        start = time.monotonic()
+        message = error_of(c, "GET", "k")
+        elapsed = time.monotonic() - start
+        assert 0.25 < elapsed < 2.0, elapsed
+        assert message.startswith(f"upstream 127.0.0.1:{port} unavailable: ")
+        assert other.ping()
+    finally:
+        silent.close()
+
+
+def test_shutdown_with_a_fetch_in_flight_exits_cleanly(start_server):
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)
+    try:
+        port = silent.getsockname()[1]
+        cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "2000")
+        s = connect(cache.port)
+        send(s, ["GET", "k"])
+        assert wait_for(lambda: upstream_info(cache.client(decode_responses=True))
+                        ["upstream_in_flight"] == 1)
+        start = time.monotonic()
+        assert cache.stop() == 0  # the start_server fixture checks the sanitizers' log too
+        assert time.monotonic() - start < 5.0
+        s.close()
+    finally:
+        silent.close()
+
+
+def test_upstream_is_set_at_start_only_and_must_be_an_address(start_server):
+    c = start_server().client(decode_responses=True)
+    assert c.config_get("upstream") == {"upstream": ""}
+    assert "upstream" not in c.info()
+    with pytest.raises(redis.ResponseError):
+        c.config_set("upstream", "127.0.0.1:6379")
+    with pytest.raises(RuntimeError):
+        start_server("--upstream", "not-an-address")
+
+
+def _port(client):
+    return client.connection_pool.connection_kwargs["port"]
