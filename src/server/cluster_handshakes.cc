@@ -31,18 +31,20 @@ void ClusterHandshakes::stop() {
 void ClusterHandshakes::run() {
   for (;;) {
     ClusterNode peer;
+    std::uint64_t resets = 0;
     {
       const chronocache::MutexLock lock(state_.mu);
       while (state_.pending_meets.empty() && !stopping_) state_.meets_ready.wait(state_.mu);
       if (stopping_) return;
       peer = std::move(state_.pending_meets.front());
       state_.pending_meets.erase(state_.pending_meets.begin());
+      resets = state_.cluster->resets();
     }
-    meet(peer);
+    meet(peer, resets);
   }
 }
 
-void ClusterHandshakes::meet(const ClusterNode& peer) {
+void ClusterHandshakes::meet(const ClusterNode& peer, std::uint64_t resets) {
   const std::string where = peer.ip + ":" + std::to_string(peer.port);
   std::string error;
   const std::optional<ClusterMap> view = ask_peer_map(peer.ip, static_cast<int>(peer.port), error);
@@ -55,7 +57,11 @@ void ClusterHandshakes::meet(const ClusterNode& peer) {
       return;
     }
     ClusterMap& map = *state_.cluster;
-    const std::optional<std::vector<int>> added = map.learn_from(peer, *view, error);
+    if (map.resets() != resets) return;  // a CLUSTER RESET since: this node has started over
+    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+    const std::optional<std::vector<int>> added = map.learn_from(peer, *view, now_ms, error);
     if (!added) {
       state_.logger.log("warning", "CLUSTER MEET " + where + " refused: " + error);
       return;

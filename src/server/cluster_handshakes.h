@@ -11,6 +11,7 @@
 // (ADDSLOTS, SETSLOT) is told to the others by the operator, as redis-cli --cluster reshard does.
 #pragma once
 
+#include <cstdint>
 #include <thread>
 
 #include "chronocache/base/thread_annotations.h"
@@ -31,7 +32,9 @@ class ClusterHandshakes {
 
  private:
   void run();
-  void meet(const ClusterNode& peer);
+  // `resets`: ClusterMap::resets() when the MEET was taken from the queue; a RESET since then
+  // drops what the peer answers.
+  void meet(const ClusterNode& peer, std::uint64_t resets);
   void introduce(const ClusterNode& node, long long my_port);
 
   ServerState& state_;

@@ -212,8 +212,10 @@ int ClusterMap::add(ClusterNode node) {
   return static_cast<int>(nodes_.size() - 1);
 }
 
-void ClusterMap::forget(int node) {
+void ClusterMap::forget(int node, std::int64_t now_ms) {
   if (node <= kMyself || node >= static_cast<int>(nodes_.size())) return;  // not a peer
+  std::erase_if(forgotten_, [now_ms](const Forgotten& f) { return f.until_ms <= now_ms; });
+  forgotten_.push_back(Forgotten{nodes_[static_cast<std::size_t>(node)].id, now_ms + kForgetBanMs});
   // Each slot's reference to the node goes; references past it move down with the vector.
   const auto renumbered = [node](std::int16_t at) {
     return at == node ? static_cast<std::int16_t>(kUnassigned)
@@ -237,10 +239,16 @@ void ClusterMap::reset(bool hard, std::string new_id) {
     set_importing(slot, kUnassigned);
   }
   nodes_.resize(1);
+  ++resets_;
   if (!hard) return;
   myself().id = std::move(new_id);
   myself().config_epoch = 0;
   current_epoch_ = 0;
+}
+
+bool ClusterMap::banned(std::string_view id, std::int64_t now_ms) const noexcept {
+  return std::any_of(forgotten_.begin(), forgotten_.end(),
+                     [&](const Forgotten& f) { return f.id == id && now_ms < f.until_ms; });
 }
 
 bool ClusterMap::bump_epoch_unless_highest() noexcept {
@@ -275,10 +283,12 @@ void ClusterMap::set_importing(std::uint32_t slot, int node) noexcept {
 }
 
 std::optional<std::vector<int>> ClusterMap::learn_from(const ClusterNode& address,
-                                                       const ClusterMap& view, std::string& error) {
+                                                       const ClusterMap& view, std::int64_t now_ms,
+                                                       std::string& error) {
   std::vector<int> added;
   const ClusterNode& said = view.myself();
-  if (said.id == myself().id) return added;  // met itself, under another address
+  if (said.id == myself().id) return added;   // met itself, under another address
+  if (banned(said.id, now_ms)) return added;  // forgotten a moment ago
   for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
     if (view.owner(slot) == kMyself && owner(slot) == kMyself) {
       error = "slot " + std::to_string(slot) + " is served both here and by " + address.ip + ":" +
@@ -306,7 +316,9 @@ std::optional<std::vector<int>> ClusterMap::learn_from(const ClusterNode& addres
   // The nodes the peer knows of, by its account, unless known here or without an address.
   for (std::size_t i = 1; i < view.nodes().size(); ++i) {
     const ClusterNode& other = view.nodes()[i];
-    if (other.ip.empty() || other.port == 0 || find(other.id) != kUnassigned) continue;
+    if (other.ip.empty() || other.port == 0 || find(other.id) != kUnassigned ||
+        banned(other.id, now_ms))
+      continue;
     const int index = add(other);
     added.push_back(index);
     for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot)

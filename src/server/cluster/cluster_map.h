@@ -56,13 +56,18 @@ class ClusterMap {
   int find(std::string_view id) const noexcept;
   // Adds a node (an id not yet known) and returns its index.
   int add(ClusterNode node);
-  // CLUSTER FORGET: drops another node (kMyself or no node: nothing happens). The slots it served
-  // become unassigned and slots migrating to or importing from it are closed, as Redis's
-  // clusterDelNode; the indexes of the nodes after it move down by one.
-  void forget(int node);
+  // CLUSTER FORGET at `now_ms` (unix time): drops another node (kMyself or no node: nothing
+  // happens). The slots it served become unassigned and slots migrating to or importing from it
+  // are closed, as Redis's clusterDelNode; the indexes of the nodes after it move down by one.
+  // For a minute after, as in Redis, no MEET learns it again (kForgetBanMs): a handshake already
+  // under way, or a peer that still knows it, would otherwise bring it back.
+  void forget(int node, std::int64_t now_ms);
+  static constexpr std::int64_t kForgetBanMs = 60'000;
   // CLUSTER RESET: this node alone, serving nothing, no slot open; `hard` also takes `new_id`
-  // and sets the epochs back to 0.
+  // and sets the epochs back to 0. resets() counts them, so that a handshake begun before one
+  // can tell and drop what it learnt.
   void reset(bool hard, std::string new_id);
+  std::uint64_t resets() const noexcept { return resets_; }
 
   int owner(std::uint32_t slot) const noexcept { return owner_[slot]; }
   void assign(std::uint32_t slot, int node) noexcept;
@@ -102,8 +107,9 @@ class ClusterMap {
   // added with the slots it sees them serve (those still unassigned here); nodes known here keep
   // what they said themselves. Returns the indexes of the nodes added, or nullopt with `error`
   // (and nothing changed) when the peer claims a slot this node serves.
+  // Nodes forgotten less than kForgetBanMs before `now_ms` are not learned, the peer included.
   std::optional<std::vector<int>> learn_from(const ClusterNode& address, const ClusterMap& view,
-                                             std::string& error);
+                                             std::int64_t now_ms, std::string& error);
 
   // Runs of consecutive slots served by one node, in slot order (CLUSTER SLOTS, NODES).
   struct SlotRange {
@@ -125,6 +131,13 @@ class ClusterMap {
   std::array<std::int16_t, kClusterSlots> importing_from_;
   std::size_t assigned_ = 0;
   std::size_t open_slots_ = 0;  // slots with a migrating or importing node
+  struct Forgotten {
+    std::string id;
+    std::int64_t until_ms;
+  };
+  std::vector<Forgotten> forgotten_;  // FORGET's ban, a few entries at most
+  bool banned(std::string_view id, std::int64_t now_ms) const noexcept;
+  std::uint64_t resets_ = 0;
   unsigned long long current_epoch_ = 0;
 };
 

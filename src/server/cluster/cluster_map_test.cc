@@ -105,7 +105,7 @@ TEST(ClusterMap, AMeetLearnsThePeerAndTheNodesItKnows) {
   const int d_there = peer_view.add(node(kIdD, "10.0.0.4", 7003, 17003));
   peer_view.assign(4, d_there);  // not D's own word: ignored
   std::string error;
-  const auto added = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error);
+  const auto added = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, 0, error);
   ASSERT_TRUE(added) << error;
   ASSERT_EQ(added->size(), 2u);
   const ClusterNode& b = here.nodes()[static_cast<std::size_t>((*added)[0])];
@@ -120,14 +120,14 @@ TEST(ClusterMap, AMeetLearnsThePeerAndTheNodesItKnows) {
   // Meeting again learns nothing new; the peer's slots follow what it says now.
   peer_view.assign(1, ClusterMap::kUnassigned);
   peer_view.assign(9, ClusterMap::kMyself);
-  const auto again = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error);
+  const auto again = here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, 0, error);
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->empty());
   EXPECT_EQ(here.owner(1), ClusterMap::kUnassigned);
   EXPECT_EQ(here.owner(9), (*added)[0]);
   // A peer claiming this node's slot is refused, and nothing changes.
   peer_view.assign(0, ClusterMap::kMyself);
-  EXPECT_FALSE(here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, error));
+  EXPECT_FALSE(here.learn_from(node("", "10.0.0.2", 7001, 17001), peer_view, 0, error));
   EXPECT_EQ(error, "slot 0 is served both here and by 10.0.0.2:7001");
   EXPECT_EQ(here.owner(0), ClusterMap::kMyself);
 }
@@ -144,7 +144,7 @@ TEST(ClusterMap, ForgettingANodeLeavesTheOthersIntact) {
   map.assign(2, c);
   map.set_migrating(0, b);
   map.set_importing(3, c);
-  map.forget(b);
+  map.forget(b, 0);
   EXPECT_EQ(map.nodes().size(), 2u);
   EXPECT_EQ(map.owner(0), ClusterMap::kMyself);
   EXPECT_EQ(map.owner(1), ClusterMap::kUnassigned);
@@ -153,9 +153,27 @@ TEST(ClusterMap, ForgettingANodeLeavesTheOthersIntact) {
   EXPECT_FALSE(map.is_open(0));
   EXPECT_EQ(map.assigned_slots(), 2u);
   EXPECT_TRUE(map.has_open_slots());
-  map.forget(map.find(id_c));
+  map.forget(map.find(id_c), 0);
   EXPECT_FALSE(map.has_open_slots());
   EXPECT_EQ(map.assigned_slots(), 1u);
+}
+
+// For a minute after FORGET, neither the forgotten node itself nor a peer that still knows it
+// brings it back; after that a MEET learns it again.
+TEST(ClusterMap, AForgottenNodeIsNotLearnedAgainForAMinute) {
+  const std::string kIdC(40, 'c');
+  ClusterMap here(node(kIdA, "10.0.0.1", 7000, 17000));
+  here.forget(here.add(node(kIdB, "10.0.0.2", 7001, 17001)), 1'000);
+  ClusterMap b_view(node(kIdB, "", 7001, 17001));
+  ClusterMap c_view(node(kIdC, "", 7002, 17002));
+  c_view.add(node(kIdB, "10.0.0.2", 7001, 17001));
+  std::string error;
+  EXPECT_TRUE(here.learn_from(node("", "10.0.0.2", 7001, 17001), b_view, 2'000, error)->empty());
+  EXPECT_EQ(here.learn_from(node("", "10.0.0.3", 7002, 17002), c_view, 60'999, error)->size(),
+            1u);  // C, without B
+  EXPECT_EQ(here.find(kIdB), ClusterMap::kUnassigned);
+  EXPECT_EQ(here.learn_from(node("", "10.0.0.2", 7001, 17001), b_view, 61'000, error)->size(), 1u);
+  EXPECT_NE(here.find(kIdB), ClusterMap::kUnassigned);
 }
 
 TEST(ClusterMap, ResetLeavesThisNodeAloneAndHardResetAlsoItsIdAndEpochs) {

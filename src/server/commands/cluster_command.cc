@@ -369,8 +369,9 @@ void cluster_set_config_epoch(CommandContext& ctx) {
 
 bool holds_keys(const CommandContext& ctx) { return ctx.server.keyspace.db(0).size(ctx.now) != 0; }
 
-// FORGET <node-id>: redis-cli --cluster del-node sends it to every other node. Redis also keeps
-// the id out for a minute so that gossip does not bring it back; there is no gossip here.
+// FORGET <node-id>: redis-cli --cluster del-node sends it to every other node. As in Redis, the
+// id is kept out for a minute (ClusterMap::kForgetBanMs): a handshake under way, or a peer that
+// has not forgotten it yet, would otherwise bring it back.
 void cluster_forget(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   ClusterMap& map = *ctx.server.cluster;
@@ -379,7 +380,7 @@ void cluster_forget(CommandContext& ctx) {
   if (node == ClusterMap::kUnassigned) return ctx.reply.error("ERR Unknown node " + id);
   if (node == ClusterMap::kMyself)
     return ctx.reply.error("ERR I tried hard but I can't forget myself...");
-  map.forget(node);
+  map.forget(node, ctx.unix_ms);
   save_or_reply(ctx);
 }
 
@@ -401,6 +402,7 @@ void cluster_reset(CommandContext& ctx) {
     return ctx.reply.error("ERR CLUSTER RESET can't be called with master nodes containing keys");
   ClusterMap& map = *ctx.server.cluster;
   map.reset(hard, hard ? ClusterMap::new_node_id(ctx.server.random) : std::string());
+  ctx.server.pending_meets.clear();  // handshakes not begun; those under way see resets()
   save_or_reply(ctx);
 }
 
