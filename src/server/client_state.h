@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "chronocache/predict/access_stream.h"
+
 namespace chronocached {
 
 struct CommandSpec;
@@ -79,6 +81,7 @@ struct ClientState {
   bool cluster_readonly = false;  // READONLY (cluster mode): kept, though there are no replicas
   bool cluster_asking = false;    // ASKING: the next command may use a slot being imported
   UpstreamWait upstream;          // written by the fetcher threads under the state lock
+  chronocache::AccessStream<std::string> upstream_stream;  // upstream-prefetch: its last read
 
   bool replies_silenced() const { return reply_off || reply_skip; }
   // A request is done (run, refused, or an empty line), as Redis's resetClient: a SKIP it gave

@@ -238,7 +238,11 @@ bool Server::prepare_upstream(std::string& error) {
   }
   upstream_ = std::make_unique<UpstreamFetcher>(
       state_, [this](std::size_t loop) { loops_[loop]->wake_postponed(); });
-  log("notice", "Read-through near-cache of " + text + ": writes are refused (READONLY)");
+  if (state_.config.upstream_prefetch)
+    state_.upstream_model = std::make_unique<chronocache::SuccessorModel<std::string>>(
+        chronocache::SuccessorModelOptions{});
+  log("notice", "Read-through near-cache of " + text + ": writes are refused (READONLY)" +
+                    (state_.config.upstream_prefetch ? "; prefetching predicted reads" : ""));
   return true;
 }
 

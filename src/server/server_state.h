@@ -22,10 +22,12 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "chronocache/base/mutex.h"
+#include "chronocache/predict/successor_model.h"
 #include "server/base/logger.h"
 #include "server/client_state.h"
 #include "server/cluster/cluster_map.h"
@@ -273,6 +275,13 @@ struct ServerState {
   // threads (upstream_fetcher.h), woken by `upstream_ready` (with `mu`).
   FetchQueue upstream_fetches{kUpstreamQueueCapacity};
   chronocache::CondVar upstream_ready;
+  // upstream-prefetch (off: null): which key each client reads after which, over all clients'
+  // reads (each client's own sequence: ClientState::upstream_stream), and the prefetched keys
+  // not read yet, for INFO's used count (cleared whole past kPrefetchedTracked keys).
+  std::unique_ptr<chronocache::SuccessorModel<std::string>> upstream_model;
+  std::unordered_set<std::string> upstream_prefetched;
+  std::uint64_t upstream_prefetches_used = 0;
+  static constexpr std::size_t kPrefetchedTracked = 65536;
   // Distinct keys pending upstream at most: at 1 ms a fetch and two fetcher threads, a full
   // queue is half a second of work; past it a miss is answered -TRYAGAIN at once.
   static constexpr std::size_t kUpstreamQueueCapacity = 1024;

@@ -120,7 +120,7 @@ void UpstreamFetcher::run() {
       outcome.text = errors::upstream_unavailable(address.text, error);
     }
     const chronocache::MutexLock lock(state_.mu);
-    deliver(job.key, outcome);
+    deliver(job.key, outcome, job.prefetch);
     if (outcome.connection_failed) {
       while (std::optional<FetchQueue::Job> queued = state_.upstream_fetches.take())
         deliver(queued->key, outcome);
@@ -133,18 +133,29 @@ void UpstreamFetcher::advance_clock() {
                        std::chrono::milliseconds(state_.debug.clock_offset_ms));
 }
 
-void UpstreamFetcher::deliver(const std::string& key, const Outcome& outcome) {
+void UpstreamFetcher::deliver(const std::string& key, const Outcome& outcome, bool prefetched) {
   const bool failed = outcome.state == UpstreamWait::State::kError;
-  if (outcome.state == UpstreamWait::State::kValue && outcome.pttl_ms != -2 &&
-      outcome.pttl_ms != 0) {
+  const bool stored =
+      outcome.state == UpstreamWait::State::kValue && outcome.pttl_ms != -2 && outcome.pttl_ms != 0;
+  if (stored) {
     advance_clock();  // the TTL counts from the fetch, not from the last batch's reading
     long long ttl_ms = state_.config.upstream_max_ttl_ms;
     if (outcome.pttl_ms > 0) ttl_ms = std::min(ttl_ms, outcome.pttl_ms);
     const chronocache::TimePoint now = state_.clock.now();
     state_.keyspace.db(0).put(key, outcome.text, now + std::chrono::milliseconds(ttl_ms), now);
   }
+  const std::vector<std::uint64_t> waiters = state_.upstream_fetches.finish(key, failed);
+  if (prefetched && stored) {  // used once read: by a client that joined it, or later (a hit)
+    if (!waiters.empty()) {
+      ++state_.upstream_prefetches_used;
+    } else {
+      if (state_.upstream_prefetched.size() >= ServerState::kPrefetchedTracked)
+        state_.upstream_prefetched.clear();
+      state_.upstream_prefetched.insert(key);
+    }
+  }
   std::set<std::size_t> loops;
-  for (const std::uint64_t id : state_.upstream_fetches.finish(key, failed)) {
+  for (const std::uint64_t id : waiters) {
     const auto it = state_.clients.by_id.find(id);
     if (it == state_.clients.by_id.end()) continue;  // gone while it waited
     ClientState& client = *it->second;

@@ -49,7 +49,9 @@ class UpstreamFetcher {
   void run();
   // Moves the shared clock to the system's reading (as a loop's batch would).
   void advance_clock() CC_REQUIRES(state_.mu);
-  void deliver(const std::string& key, const Outcome& outcome) CC_REQUIRES(state_.mu);
+  // `prefetched`: the fetch was upstream-prefetch's (counted used once a client reads it).
+  void deliver(const std::string& key, const Outcome& outcome, bool prefetched = false)
+      CC_REQUIRES(state_.mu);
 
   ServerState& state_;
   Wake wake_;

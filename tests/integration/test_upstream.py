@@ -196,3 +196,43 @@ def test_upstream_is_set_at_start_only_and_must_be_an_address(start_server):
 
 def _port(client):
     return client.connection_pool.connection_kwargs["port"]
+
+
+def test_prefetch_fetches_the_key_a_client_reads_next_before_it_is_read(near):
+    """upstream-prefetch: after two passes over a chain of keys, a third pass over copies that
+    have expired waits for its first key only; each next key was fetched ahead (the test waits
+    for the fetches to end between reads, so that nothing depends on timing)."""
+    up, c, _ = near("--upstream-prefetch", "yes", "--upstream-max-ttl-ms", "1000",
+                    "--enable-debug-command", "yes")
+    chain = [f"page:{i}" for i in range(20)]
+    for key in chain:
+        up.set(key, key.upper())
+
+    def settled():
+        return upstream_info(c)["upstream_in_flight"] == 0
+
+    for _ in range(2):  # the model needs two sightings of a transition
+        for key in chain:
+            assert c.get(key) == key.upper()
+    c.execute_command("DEBUG", "ADVANCE-CLOCK", 1500)  # every copy has expired
+    before = c.info("stats")
+    for key in chain:
+        assert c.get(key) == key.upper()
+        assert wait_for(settled), "the prefetch to land"
+    after = c.info("stats")
+    assert after["keyspace_misses"] - before["keyspace_misses"] == 1  # the chain's first key
+    info = upstream_info(c)
+    assert info["upstream_prefetch"] == "yes"
+    assert info["upstream_prefetches"] >= len(chain) - 1
+    assert info["upstream_prefetches_used"] >= len(chain) - 1
+    assert info["upstream_prefetches_dropped"] == 0
+
+
+def test_prefetch_is_off_by_default(near):
+    up, c, _ = near()
+    for key in ("a", "b", "a", "b", "a", "b"):
+        up.set(key, "1")
+        c.get(key)
+    info = upstream_info(c)
+    assert info["upstream_prefetch"] == "no"
+    assert info["upstream_prefetches"] == 0

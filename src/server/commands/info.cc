@@ -477,6 +477,10 @@ void upstream_section(InfoText& info, const ServerState& server) {
   info.field("upstream_queued", fetches.queued());
   info.field("upstream_max_ttl_ms", server.config.upstream_max_ttl_ms);
   info.field("upstream_timeout_ms", server.config.upstream_timeout_ms);
+  info.field("upstream_prefetch", server.upstream_model ? "yes" : "no");
+  info.field("upstream_prefetches", fetches.counters().prefetches);
+  info.field("upstream_prefetches_used", server.upstream_prefetches_used);
+  info.field("upstream_prefetches_dropped", fetches.counters().prefetches_dropped);
 }
 
 unsigned section_bits(std::string_view name) {

@@ -230,8 +230,11 @@ void get(CommandContext& ctx) {
     if (!ctx.server.config.upstream.empty()) return read_through_miss(ctx, ctx.args[1]);
     return ctx.reply.null();
   }
-  if (ctx.client.upstream.state != UpstreamWait::State::kNone) [[unlikely]]
+  if (ctx.client.upstream.state != UpstreamWait::State::kNone) [[unlikely]] {
     ctx.client.upstream = UpstreamWait{};  // the retry after a fetch found the key stored
+  } else if (ctx.server.upstream_model) [[unlikely]] {
+    note_upstream_read(ctx, ctx.args[1], true);
+  }
   ctx.reply.bulk(value->view());
 }
 

@@ -1,5 +1,7 @@
 #include "server/commands/upstream_read.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "server/commands/errors.h"
@@ -40,6 +42,24 @@ void read_through_miss(CommandContext& ctx, std::string_view key) {
   }
   wait = UpstreamWait{UpstreamWait::State::kWaiting, std::string(key), {}};
   ctx.wait_upstream = true;
+  if (ctx.server.upstream_model) note_upstream_read(ctx, key, false);  // after its own fetch
+}
+
+void note_upstream_read(CommandContext& ctx, std::string_view key, bool hit) {
+  ServerState& server = ctx.server;
+  chronocache::SuccessorModel<std::string>& model = *server.upstream_model;
+  std::string read(key);  // the model keeps its own copies of string keys
+  if (hit && server.upstream_prefetched.erase(read) != 0) ++server.upstream_prefetches_used;
+  const std::uint64_t read_hash = model.hash(read);
+  ctx.client.upstream_stream.advance_prehashed(model, read, read_hash);
+  std::array<chronocache::Prediction<std::string>, 2> next;
+  const std::size_t predicted = model.predict_prehashed(read, read_hash, next);
+  bool queued = false;
+  for (std::size_t i = 0; i < predicted; ++i) {
+    if (ctx.server.keyspace.db(0).exists(next[i].key, ctx.now)) continue;
+    queued = server.upstream_fetches.prefetch(next[i].key, ctx.unix_ms) || queued;
+  }
+  if (queued) server.upstream_ready.notify_all();
 }
 
 }  // namespace chronocached

@@ -20,4 +20,10 @@ namespace chronocached {
 // fetch and sets ctx.wait_upstream, or answers -TRYAGAIN when the fetch queue is full.
 void read_through_miss(CommandContext& ctx, std::string_view key);
 
+// upstream-prefetch: this client's GET of `key` (a hit, or a miss just asked for) teaches the
+// model which key follows its previous one; a prefetched key read for the first time counts as
+// used; and the keys predicted to follow `key` that are not stored here are fetched ahead, with
+// no client waiting (FetchQueue::prefetch, never more than half the queue).
+void note_upstream_read(CommandContext& ctx, std::string_view key, bool hit);
+
 }  // namespace chronocached

@@ -302,6 +302,7 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::upstream_max_ttl_ms, 1, 9223372036854775807LL>(
           "upstream-max-ttl-ms", true),
       integer_param<&ServerConfig::upstream_timeout_ms, 1, 3600000>("upstream-timeout-ms", true),
+      bool_param<&ServerConfig::upstream_prefetch>("upstream-prefetch", false),
   };
   return table;
 }
@@ -328,7 +329,7 @@ const char* const kUsage =
     "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command cluster-enabled cluster-config-file\n"
-    "          upstream upstream-max-ttl-ms upstream-timeout-ms\n";
+    "          upstream upstream-max-ttl-ms upstream-timeout-ms upstream-prefetch\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 

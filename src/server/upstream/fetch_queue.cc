@@ -20,6 +20,18 @@ FetchQueue::Admission FetchQueue::request(std::string_view key, std::uint64_t wa
   return Admission::kQueued;
 }
 
+bool FetchQueue::prefetch(std::string_view key, std::int64_t now_ms) {
+  if (waiters_.find(key) != waiters_.end()) return false;
+  if (waiters_.size() >= capacity_ / 2) {
+    ++counters_.prefetches_dropped;
+    return false;
+  }
+  waiters_.emplace(std::string(key), std::vector<std::uint64_t>{});
+  queue_.push_back(Job{std::string(key), now_ms, true});
+  ++counters_.prefetches;
+  return true;
+}
+
 std::optional<FetchQueue::Job> FetchQueue::take() {
   if (queue_.empty()) return std::nullopt;
   Job job = std::move(queue_.front());

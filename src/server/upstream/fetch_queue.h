@@ -34,13 +34,16 @@ class FetchQueue {
   struct Job {
     std::string key;
     std::int64_t queued_ms = 0;  // unix ms when the first client asked
+    bool prefetch = false;       // asked by the prefetcher, with no client waiting at first
   };
   // INFO's upstream figures, since start.
   struct Counters {
-    std::uint64_t fetches = 0;  // keys taken for fetching
-    std::uint64_t errors = 0;   // fetches that failed (finish with failed = true)
-    std::uint64_t joins = 0;    // misses that joined a fetch already pending
-    std::uint64_t refused = 0;  // misses refused because `capacity` keys were pending
+    std::uint64_t fetches = 0;             // keys taken for fetching
+    std::uint64_t errors = 0;              // fetches that failed (finish with failed = true)
+    std::uint64_t joins = 0;               // misses that joined a fetch already pending
+    std::uint64_t refused = 0;             // misses refused because `capacity` keys were pending
+    std::uint64_t prefetches = 0;          // keys queued by prefetch()
+    std::uint64_t prefetches_dropped = 0;  // prefetch() past half the capacity
   };
 
   explicit FetchQueue(std::size_t capacity) : capacity_(capacity) {}
@@ -48,6 +51,10 @@ class FetchQueue {
   // Client `waiter` misses `key`. The caller must not ask twice for the same client and key
   // while it waits (a waiter is woken once per ask).
   Admission request(std::string_view key, std::uint64_t waiter, std::int64_t now_ms);
+  // A fetch nobody waits for yet (upstream-prefetch: a key predicted to be read next). Queued
+  // unless the key is already pending, or half the capacity is (dropped and counted: a miss
+  // with a client waiting always finds room). Whether it was queued.
+  bool prefetch(std::string_view key, std::int64_t now_ms);
   // The oldest queued key, now in flight; nullopt when none is queued.
   std::optional<Job> take();
   // `key`'s fetch ended: its waiters, in arrival order; the key is forgotten.

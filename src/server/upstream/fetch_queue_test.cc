@@ -53,6 +53,27 @@ TEST(FetchQueue, RefusesNewKeysPastCapacityButAdmitsJoins) {
   EXPECT_EQ(queue.request("c", 3, 0), Admission::kQueued);
 }
 
+// A prefetch queues a fetch with no client; a miss of that key joins it and is woken by it. A
+// prefetch never takes the second half of the queue, which is kept for clients that wait.
+TEST(FetchQueue, PrefetchesQueueOnceJoinMissesAndKeepHalfTheRoomForMisses) {
+  FetchQueue queue(4);
+  EXPECT_TRUE(queue.prefetch("p", 7));
+  EXPECT_FALSE(queue.prefetch("p", 8));  // pending already
+  EXPECT_EQ(queue.request("p", 1, 9), Admission::kJoined);
+  EXPECT_TRUE(queue.prefetch("q", 9));
+  EXPECT_FALSE(queue.prefetch("r", 9));  // half the capacity is pending
+  EXPECT_EQ(queue.counters().prefetches, 2u);
+  EXPECT_EQ(queue.counters().prefetches_dropped, 1u);
+  EXPECT_EQ(queue.request("m", 2, 9), Admission::kQueued);  // misses still find room
+  const auto job = queue.take();
+  ASSERT_TRUE(job.has_value());
+  EXPECT_TRUE(job->prefetch);
+  EXPECT_EQ(queue.finish("p", false), std::vector<std::uint64_t>{1});
+  EXPECT_TRUE(queue.take()->prefetch);
+  EXPECT_TRUE(queue.finish("q", false).empty());  // nobody waited: nobody to wake
+  EXPECT_FALSE(queue.take()->prefetch);
+}
+
 TEST(FetchQueue, TakesKeysInArrivalOrder) {
   FetchQueue queue(8);
   queue.request("x", 1, 0);
