@@ -145,43 +145,41 @@ def test_a_stopped_upstream_answers_unavailable_within_the_timeout(near, start_r
     assert cache.alive()
 
 
-def test_a_silent_upstream_times_out_and_the_server_stays_healthy(start_server):
-    # Listens (the kernel completes the handshake) but never answers.
+@pytest.fixture
+def silent_upstream():
+    """The port of an upstream that listens (the kernel completes the handshake) but never
+    answers."""
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(64)
-    try:
-        port = silent.getsockname()[1]
-        cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "300")
-        c = cache.client(decode_responses=True)
-        other = cache.client(decode_responses=True)
-        start = time.monotonic()
-        message = error_of(c, "GET", "k")
-        elapsed = time.monotonic() - start
-        assert 0.25 < elapsed < 2.0, elapsed
-        assert message.startswith(f"upstream 127.0.0.1:{port} unavailable: ")
-        assert other.ping()
-    finally:
-        silent.close()
+    yield silent.getsockname()[1]
+    silent.close()
 
 
-def test_shutdown_with_a_fetch_in_flight_exits_cleanly(start_server):
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(64)
-    try:
-        port = silent.getsockname()[1]
-        cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "2000")
-        s = connect(cache.port)
-        send(s, ["GET", "k"])
-        assert wait_for(lambda: upstream_info(cache.client(decode_responses=True))
-                        ["upstream_in_flight"] == 1)
-        start = time.monotonic()
-        assert cache.stop() == 0  # the start_server fixture checks the sanitizers' log too
-        assert time.monotonic() - start < 5.0
-        s.close()
-    finally:
-        silent.close()
+def test_a_silent_upstream_times_out_and_the_server_stays_healthy(start_server, silent_upstream):
+    port = silent_upstream
+    cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "300")
+    c = cache.client(decode_responses=True)
+    other = cache.client(decode_responses=True)
+    start = time.monotonic()
+    message = error_of(c, "GET", "k")
+    elapsed = time.monotonic() - start
+    assert 0.25 < elapsed < 2.0, elapsed
+    assert message.startswith(f"upstream 127.0.0.1:{port} unavailable: ")
+    assert other.ping()
+
+
+def test_shutdown_with_a_fetch_in_flight_exits_cleanly(start_server, silent_upstream):
+    cache = start_server("--upstream", f"127.0.0.1:{silent_upstream}", "--upstream-timeout-ms",
+                         "2000")
+    s = connect(cache.port)
+    send(s, ["GET", "k"])
+    assert wait_for(lambda: upstream_info(cache.client(decode_responses=True))
+                    ["upstream_in_flight"] == 1)
+    start = time.monotonic()
+    assert cache.stop() == 0  # the start_server fixture checks the sanitizers' log too
+    assert time.monotonic() - start < 5.0
+    s.close()
 
 
 def test_upstream_is_set_at_start_only_and_must_be_an_address(start_server):

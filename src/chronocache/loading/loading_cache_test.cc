@@ -414,6 +414,18 @@ LoadingOptions adaptive(Duration first_ttl) {
           .adaptive = {.enabled = true, .min_ttl = 1s, .max_ttl = 8s}};
 }
 
+// A cache with adaptive TTL (first TTL 1 s) whose loader counts its calls and always answers the
+// same value: every reload finds it unchanged.
+Cache unchanged_on_reload(SharedManualClock& clock, std::atomic<int>& calls) {
+  return Cache(
+      adaptive(1s),
+      [&calls](const int&) -> Result {
+        ++calls;
+        return value("same");
+      },
+      {}, {}, clock);
+}
+
 // Advances by `step`, gets key 1, and says whether that get called the loader.
 struct Stepper {
   SharedManualClock& clock;
@@ -430,13 +442,7 @@ struct Stepper {
 TEST(LoadingCache, AdaptiveTtlDoublesWhileReloadsFindTheValueUnchangedUpToMax) {
   SharedManualClock clock;
   std::atomic<int> calls{0};
-  Cache cache(
-      adaptive(1s),
-      [&](const int&) -> Result {
-        ++calls;
-        return value("same");
-      },
-      {}, {}, clock);
+  Cache cache = unchanged_on_reload(clock, calls);
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));  // first TTL 1 s
   for (Duration ttl : {1s, 2s, 4s, 8s, 8s, 8s}) {
@@ -482,13 +488,7 @@ TEST(LoadingCache, AStaleValueIsNeverServedTheGetWaitsForItsReload) {
 TEST(LoadingCache, AnAdaptiveEntryUnreadForTwoTtlsIsGoneAndStartsOver) {
   SharedManualClock clock;
   std::atomic<int> calls{0};
-  Cache cache(
-      adaptive(1s),
-      [&](const int&) -> Result {
-        ++calls;
-        return value("same");
-      },
-      {}, {}, clock);
+  Cache cache = unchanged_on_reload(clock, calls);
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));
   EXPECT_TRUE(step.loads_after(1s));  // TTL now 2 s, kept 4 s
