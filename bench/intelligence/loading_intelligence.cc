@@ -352,17 +352,27 @@ void adaptive_table(const Args& args) {
       static_cast<unsigned long long>(kAdaptiveKeys), static_cast<long long>(kVolatilePeriodMs),
       static_cast<long long>(kStablePeriodMs), static_cast<unsigned long long>(kAdaptiveReads));
   std::vector<TtlScore> fixed;
-  for (const int ttl_ms : {50, 100, 250, 500, 1000, 2000, 5000, 10000, 30000, 60000, 120000}) {
+  for (const int ttl_ms :
+       {50, 100, 250, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 30000, 60000, 120000}) {
     fixed.push_back(run_ttl("fixed " + std::to_string(ttl_ms) + " ms",
                             {.expire_after_write = Duration(ttl_ms)}, args.seed));
   }
+  // Increase 250 ms under three max_ttl (where a stable key settles, ~17 s, is below all three,
+  // so max_ttl should not matter), then larger increases: fewer loads, more stale reads.
+  struct AdaptiveRun {
+    int increase_ms;
+    int max_s;
+  };
+  const AdaptiveRun runs[] = {{250, 30}, {250, 120}, {250, 3600}, {500, 120}, {1000, 120}};
   std::vector<TtlScore> adaptive;
-  for (const int max_s : {30, 60, 120}) {
-    adaptive.push_back(run_ttl("adaptive [250 ms, " + std::to_string(max_s) + " s]",
+  for (const AdaptiveRun& run : runs) {
+    adaptive.push_back(run_ttl("adaptive +" + std::to_string(run.increase_ms) + " ms [250 ms, " +
+                                   std::to_string(run.max_s) + " s]",
                                {.expire_after_write = Duration(1000),
                                 .adaptive = {.enabled = true,
                                              .min_ttl = Duration(250),
-                                             .max_ttl = Duration(max_s * 1000)}},
+                                             .max_ttl = Duration(run.max_s * 1000),
+                                             .increase = Duration(run.increase_ms)}},
                                args.seed));
   }
   std::printf(

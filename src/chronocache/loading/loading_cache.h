@@ -28,9 +28,10 @@
 //                       (single-flight with any load of the key). A failed reload keeps the old
 //                       entry (counted; the next get past the age tries again).
 //   negative_ttl        NotFound is cached this long.
-//   adaptive            the key's freshness TTL doubles on each reload that finds the value
-//                       unchanged and halves on each that finds it changed, within
-//                       [min_ttl, max_ttl]. The entry is kept one more TTL past its freshness, so
+//   adaptive            the key's freshness TTL grows by `increase` on each reload that finds
+//                       the value unchanged and halves on each that finds it changed, within
+//                       [min_ttl, max_ttl]: it settles near sqrt(2 * increase * how often the
+//                       key changes). The entry is kept one more TTL past its freshness, so
 //                       a get of a stale entry reloads it (blocking, single-flight) with the old
 //                       value at hand to compare; a stale value is never returned.
 //   prefetch(key)       the prefetch hook's operation: a background load of an absent key,
@@ -130,8 +131,9 @@ class LoadingCache {
                                         : nullptr),
         executor_(options.executor) {
     CC_CHECK(!options.adaptive.enabled || (options.adaptive.min_ttl > Duration::zero() &&
-                                           options.adaptive.min_ttl <= options.adaptive.max_ttl),
-             "adaptive TTL needs 0 < min_ttl <= max_ttl");
+                                           options.adaptive.min_ttl <= options.adaptive.max_ttl &&
+                                           options.adaptive.increase > Duration::zero()),
+             "adaptive TTL needs 0 < min_ttl <= max_ttl and 0 < increase");
   }
 
   // Background work first: its tasks use everything below (executor_ is also declared last).

@@ -411,7 +411,7 @@ TEST(LoadingCache, DestructionCancelsQueuedLoadsWithAnErrorAndWaitsForTheRunning
 
 LoadingOptions adaptive(Duration first_ttl) {
   return {.expire_after_write = first_ttl,
-          .adaptive = {.enabled = true, .min_ttl = 1s, .max_ttl = 8s}};
+          .adaptive = {.enabled = true, .min_ttl = 1s, .max_ttl = 8s, .increase = 2s}};
 }
 
 // A cache with adaptive TTL (first TTL 1 s) whose loader counts its calls and always answers the
@@ -439,13 +439,13 @@ struct Stepper {
   }
 };
 
-TEST(LoadingCache, AdaptiveTtlDoublesWhileReloadsFindTheValueUnchangedUpToMax) {
+TEST(LoadingCache, AdaptiveTtlGrowsWhileReloadsFindTheValueUnchangedUpToMax) {
   SharedManualClock clock;
   std::atomic<int> calls{0};
   Cache cache = unchanged_on_reload(clock, calls);
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));  // first TTL 1 s
-  for (Duration ttl : {1s, 2s, 4s, 8s, 8s, 8s}) {
+  for (Duration ttl : {1s, 3s, 5s, 7s, 8s, 8s}) {
     EXPECT_FALSE(step.loads_after(ttl - 1ms)) << ttl.count();  // fresh up to its TTL
     EXPECT_TRUE(step.loads_after(1ms)) << ttl.count();         // stale at it: reloaded
   }
@@ -491,8 +491,8 @@ TEST(LoadingCache, AnAdaptiveEntryUnreadForTwoTtlsIsGoneAndStartsOver) {
   Cache cache = unchanged_on_reload(clock, calls);
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));
-  EXPECT_TRUE(step.loads_after(1s));  // TTL now 2 s, kept 4 s
-  EXPECT_TRUE(step.loads_after(4s));  // gone: a plain miss, nothing to compare
+  EXPECT_TRUE(step.loads_after(1s));  // TTL now 3 s, kept 6 s
+  EXPECT_TRUE(step.loads_after(6s));  // gone: a plain miss, nothing to compare
   const LoadingStats stats = cache.stats();
   EXPECT_EQ(stats.ttl_grown, 1u);
   EXPECT_EQ(cache.size(), 1u);
@@ -511,7 +511,7 @@ TEST(LoadingCache, AdaptiveTtlComparesFingerprintsWhenGivenOne) {
   Stepper step{clock, cache, calls};
   EXPECT_TRUE(step.loads_after(0s));
   EXPECT_TRUE(step.loads_after(1s));
-  EXPECT_FALSE(step.loads_after(1999ms));  // grew to 2 s
+  EXPECT_FALSE(step.loads_after(2999ms));  // grew to 3 s
   EXPECT_EQ(cache.stats().ttl_grown, 1u);
 }
 
