@@ -4,9 +4,10 @@
 //
 //   1. Patterns. The four synthetic patterns (access_patterns.h) read by one reader, back to back
 //      (think time zero), through a LoadingCache smaller than the key space (LRU), over a backend
-//      whose every load sleeps --latency-ms (1 and 10). Per pattern, prefetch off, on (depth 1:
-//      the key's successors) and on with read-ahead (--depth): miss ratio, backend loads,
-//      prefetch accuracy (used / issued), wall time of --reads reads, speed-up (off / on).
+//      whose every load sleeps 1 ms or 10 ms; then again at 1 ms with the reader working 1 ms
+//      between reads (think time), so prefetches land before their read. Per pattern, prefetch off,
+//      on (depth 1: the key's successors) and on with read-ahead (--depth): miss ratio, backend
+//      loads, prefetch accuracy (used / issued), wall time of --reads reads, speed-up (off / on).
 //      Before measuring, --warmup reads at zero latency teach the model and fill the cache: the
 //      measured reads are the steady state of an application that has been running.
 //   2. Traces (../shared/data/traces when present; one line says so when absent): each trace
@@ -56,6 +57,7 @@ struct Args {
   std::uint64_t warmup = 40'000;
   std::uint64_t reads_1ms = 2000;
   std::uint64_t reads_10ms = 300;
+  std::uint64_t reads_think = 1000;  // 1 ms backend, 1 ms think time
   int reps = 3;
   std::uint64_t seed = 42;
   std::size_t threads = 4;  // background loaders
@@ -70,6 +72,7 @@ struct Args {
 [[noreturn]] void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--keys N] [--cache N] [--warmup N] [--reads-1ms N] [--reads-10ms N]\n"
+               "          [--reads-think N]\n"
                "          [--reps N] [--seed N] [--threads N] [--depth N] [--trace-reads N]\n"
                "          [--traces DIR | --no-traces] [--no-patterns] [--no-adaptive]\n",
                argv0);
@@ -105,6 +108,8 @@ Args parse(int argc, char** argv) {
       args.reads_1ms = number();
     } else if (flag == "--reads-10ms") {
       args.reads_10ms = number();
+    } else if (flag == "--reads-think") {
+      args.reads_think = number();
     } else if (flag == "--reps") {
       args.reps = static_cast<int>(number());
     } else if (flag == "--seed") {
@@ -154,9 +159,17 @@ LoadingOptions pattern_options(const Args& args, std::size_t depth) {
   return options;
 }
 
+// What one measured run reads: `reads` reads over a backend of `latency_ms`, the reader working
+// `think_ms` between two reads (sleeping: the time an application spends on what it read).
+struct Workload {
+  int latency_ms = 1;
+  std::uint64_t reads = 0;
+  int think_ms = 0;
+};
+
 // depth 0: prefetch off.
-RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, int latency_ms,
-                     std::uint64_t reads, std::size_t depth) {
+RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, const Workload& work,
+                     std::size_t depth) {
   std::atomic<int> latency_ms_now{0};  // zero while warming up
   PatternCache cache(pattern_options(args, depth), [&](const Key& key) {
     const int ms = latency_ms_now.load(std::memory_order_relaxed);
@@ -167,9 +180,13 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, int 
   for (std::uint64_t i = 0; i < args.warmup; ++i) (void)cache.get(source.next());
   cache.wait_idle();
   const LoadingStats before = cache.stats();
-  latency_ms_now.store(latency_ms);
+  latency_ms_now.store(work.latency_ms);
   const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t i = 0; i < reads; ++i) (void)cache.get(source.next());
+  for (std::uint64_t i = 0; i < work.reads; ++i) {
+    if (work.think_ms > 0 && i > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(work.think_ms));
+    (void)cache.get(source.next());
+  }
   const auto end = std::chrono::steady_clock::now();
   cache.wait_idle();  // prefetches still in flight count as issued (and unused)
   const LoadingStats after = cache.stats();
@@ -184,12 +201,11 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, int 
   return score;
 }
 
-RunScore median_run(const Args& args, Pattern pattern, int latency_ms, std::uint64_t reads,
-                    std::size_t depth) {
+RunScore median_run(const Args& args, Pattern pattern, const Workload& work, std::size_t depth) {
   std::vector<double> miss, loads, issued, accuracy, seconds;
   for (int rep = 0; rep < args.reps; ++rep) {
-    const RunScore s = run_pattern(args, pattern, args.seed + static_cast<std::uint64_t>(rep),
-                                   latency_ms, reads, depth);
+    const RunScore s =
+        run_pattern(args, pattern, args.seed + static_cast<std::uint64_t>(rep), work, depth);
     miss.push_back(s.miss_ratio);
     loads.push_back(s.loads);
     issued.push_back(s.issued);
@@ -199,20 +215,21 @@ RunScore median_run(const Args& args, Pattern pattern, int latency_ms, std::uint
   return {median(miss), median(loads), median(issued), median(accuracy), median(seconds)};
 }
 
-void pattern_table(const Args& args, int latency_ms, std::uint64_t reads) {
-  std::printf("\n### Patterns, %d ms backend, %llu reads (median of %d)\n\n", latency_ms,
-              static_cast<unsigned long long>(reads), args.reps);
+void pattern_table(const Args& args, const Workload& work) {
+  std::printf("\n### Patterns, %d ms backend, %llu reads, think time %d ms (median of %d)\n\n",
+              work.latency_ms, static_cast<unsigned long long>(work.reads), work.think_ms,
+              args.reps);
   std::printf(
       "| pattern | prefetch | miss ratio | change | backend loads | issued | accuracy | time (s) "
       "| speed-up |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Pattern pattern : kAllPatterns) {
-    const RunScore off = median_run(args, pattern, latency_ms, reads, 0);
+    const RunScore off = median_run(args, pattern, work, 0);
     std::printf("| %s | off | %.1f %% | | %.0f | | | %.2f | |\n",
                 std::string(pattern_name(pattern)).c_str(), off.miss_ratio, off.loads, off.seconds);
     std::vector<std::size_t> depths = {1};
     if (args.depth > 1) depths.push_back(args.depth);
     for (const std::size_t depth : depths) {
-      const RunScore on = median_run(args, pattern, latency_ms, reads, depth);
+      const RunScore on = median_run(args, pattern, work, depth);
       std::printf(
           "| %s | on, depth %zu | %.1f %% | %+.1f pt | %.0f | %.0f | %.1f %% | %.2f | %.2fx |\n",
           std::string(pattern_name(pattern)).c_str(), depth, on.miss_ratio,
@@ -414,8 +431,11 @@ int run(const Args& args) {
       static_cast<unsigned long long>(args.seed), args.threads, args.depth, args.shape.chain_length,
       args.shape.laps);
   if (args.patterns) {
-    pattern_table(args, 1, args.reads_1ms);
-    pattern_table(args, 10, args.reads_10ms);
+    pattern_table(args, {.latency_ms = 1, .reads = args.reads_1ms});
+    pattern_table(args, {.latency_ms = 10, .reads = args.reads_10ms});
+    // An application that works on each value about as long as a load takes: a prefetch issued
+    // at one read has landed by the next, so no read joins one in flight.
+    pattern_table(args, {.latency_ms = 1, .reads = args.reads_think, .think_ms = 1});
   }
   if (args.use_traces) trace_table(args);
   if (args.adaptive) adaptive_table(args);
