@@ -15,7 +15,8 @@
 #               on synthetic patterns and ../shared/data/traces (docs/design/prefetch.md)
 #   make bench-intelligence  LoadingCache with prefetch off/on over a 1 ms and 10 ms backend (and
 #               1 ms with a reader that thinks 1 ms between reads) on the four patterns, the
-#               traces replayed with prefetch off/on, adaptive TTL against fixed TTLs (docs/performance.md, "Loading, prefetch and adaptive TTL")
+#               traces replayed with prefetch off/on, adaptive TTL against fixed TTLs
+#               (docs/performance.md, "Loading, prefetch and adaptive TTL")
 #   make bench-snapshot  SAVE, restart-load and BGSAVE under load, vs redis-server
 #   make bench-loop  epoll against io_uring under one minimal RESP server (bench/loop)
 #   make bench-arena  RecordArena against glibc malloc, jemalloc and mimalloc on small records
