@@ -70,12 +70,13 @@ struct Args {
 };
 
 [[noreturn]] void usage(const char* argv0) {
-  std::fprintf(stderr,
-               "usage: %s [--keys N] [--cache N] [--warmup N] [--reads-1ms N] [--reads-10ms N]\n"
-               "          [--reads-think N]\n"
-               "          [--reps N] [--seed N] [--threads N] [--depth N] [--trace-reads N]\n"
-               "          [--traces DIR | --no-traces] [--no-patterns] [--no-adaptive]\n",
-               argv0);
+  std::fprintf(
+      stderr,
+      "usage: %s [--keys N] [--cache N] [--warmup N] [--reads-1ms N] [--reads-10ms N]\n"
+      "          [--reads-think N]\n"
+      "          [--reps N] [--seed N] [--threads N] [--depth N] [--laps N] [--trace-reads N]\n"
+      "          [--traces DIR | --no-traces] [--no-patterns] [--no-adaptive]\n",
+      argv0);
   std::exit(2);
 }
 
@@ -118,6 +119,8 @@ Args parse(int argc, char** argv) {
       args.threads = number();
     } else if (flag == "--depth") {
       args.depth = number();
+    } else if (flag == "--laps") {
+      args.shape.laps = static_cast<std::uint32_t>(number());
     } else if (flag == "--trace-reads") {
       args.trace_reads = number();
     } else if (flag == "--traces") {
