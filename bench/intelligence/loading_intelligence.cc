@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -148,17 +149,25 @@ using PatternCache = LoadingCache<Key, Key, Lru>;
 
 struct RunScore {
   double miss_ratio = 0;  // %: gets that waited for a load (their own, or a prefetch in flight)
-  double loads = 0;       // backend loads during the measured reads (prefetches included)
+  double loads = 0;       // keys loaded during the measured reads (prefetches included)
+  double calls = 0;       // backend calls for them (a bulk call loads several keys)
   double issued = 0;
   double accuracy = 0;  // %: used / issued
   double seconds = 0;   // wall time of the measured reads
 };
 
-LoadingOptions pattern_options(const Args& args, std::size_t depth) {
+// How a run prefetches: depth 0 is off; bundle loads a miss's predictions in its own bulk call.
+struct PrefetchMode {
+  std::size_t depth = 0;
+  bool bundle = false;
+};
+
+LoadingOptions pattern_options(const Args& args, PrefetchMode mode) {
   LoadingOptions options{.cache = {.max_entries = args.cache_entries},
                          .shard_count = 4,
                          .executor = {.threads = args.threads, .queue_capacity = 256}};
-  if (depth > 0) options.prefetch = {.enabled = true, .depth = depth};
+  if (mode.depth > 0)
+    options.prefetch = {.enabled = true, .depth = mode.depth, .bundle = mode.bundle};
   return options;
 }
 
@@ -170,19 +179,32 @@ struct Workload {
   int think_ms = 0;
 };
 
-// depth 0: prefetch off.
+// The backend: each call, of one key or of many (the bulk loader, as MGET or a query with IN
+// would be), takes one latency.
 RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, const Workload& work,
-                     std::size_t depth) {
+                     PrefetchMode mode) {
   std::atomic<int> latency_ms_now{0};  // zero while warming up
-  PatternCache cache(pattern_options(args, depth), [&](const Key& key) {
+  std::atomic<std::uint64_t> calls{0};
+  const auto round_trip = [&] {
+    calls.fetch_add(1, std::memory_order_relaxed);
     const int ms = latency_ms_now.load(std::memory_order_relaxed);
     if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    return LoadResult<Key>(key);
-  });
+  };
+  PatternCache cache(
+      pattern_options(args, mode),
+      [&](const Key& key) {
+        round_trip();
+        return LoadResult<Key>(key);
+      },
+      [&](std::span<const Key> keys) {
+        round_trip();
+        return std::vector<LoadResult<Key>>(keys.begin(), keys.end());
+      });
   AccessPattern source(pattern, args.shape, seed);
   for (std::uint64_t i = 0; i < args.warmup; ++i) (void)cache.get(source.next());
   cache.wait_idle();
   const LoadingStats before = cache.stats();
+  const std::uint64_t calls_before = calls.load();
   latency_ms_now.store(work.latency_ms);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t i = 0; i < work.reads; ++i) {
@@ -197,6 +219,7 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, cons
   const std::uint64_t gets = (after.hits + after.misses) - (before.hits + before.misses);
   score.miss_ratio = percent(after.misses - before.misses, gets);
   score.loads = static_cast<double>(after.loads - before.loads);
+  score.calls = static_cast<double>(calls.load() - calls_before);
   score.issued = static_cast<double>(after.prefetches_issued - before.prefetches_issued);
   score.accuracy = percent(after.prefetches_used - before.prefetches_used,
                            after.prefetches_issued - before.prefetches_issued);
@@ -204,18 +227,20 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, cons
   return score;
 }
 
-RunScore median_run(const Args& args, Pattern pattern, const Workload& work, std::size_t depth) {
-  std::vector<double> miss, loads, issued, accuracy, seconds;
+RunScore median_run(const Args& args, Pattern pattern, const Workload& work, PrefetchMode mode) {
+  std::vector<double> miss, loads, calls, issued, accuracy, seconds;
   for (int rep = 0; rep < args.reps; ++rep) {
     const RunScore s =
-        run_pattern(args, pattern, args.seed + static_cast<std::uint64_t>(rep), work, depth);
+        run_pattern(args, pattern, args.seed + static_cast<std::uint64_t>(rep), work, mode);
     miss.push_back(s.miss_ratio);
     loads.push_back(s.loads);
+    calls.push_back(s.calls);
     issued.push_back(s.issued);
     accuracy.push_back(s.accuracy);
     seconds.push_back(s.seconds);
   }
-  return {median(miss), median(loads), median(issued), median(accuracy), median(seconds)};
+  return {median(miss),   median(loads),    median(calls),
+          median(issued), median(accuracy), median(seconds)};
 }
 
 void pattern_table(const Args& args, const Workload& work) {
@@ -223,21 +248,24 @@ void pattern_table(const Args& args, const Workload& work) {
               work.latency_ms, static_cast<unsigned long long>(work.reads), work.think_ms,
               args.reps);
   std::printf(
-      "| pattern | prefetch | miss ratio | change | backend loads | issued | accuracy | time (s) "
-      "| speed-up |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| pattern | prefetch | miss ratio | change | keys loaded | backend calls | issued | "
+      "accuracy | time (s) | speed-up |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Pattern pattern : kAllPatterns) {
-    const RunScore off = median_run(args, pattern, work, 0);
-    std::printf("| %s | off | %.1f %% | | %.0f | | | %.2f | |\n",
-                std::string(pattern_name(pattern)).c_str(), off.miss_ratio, off.loads, off.seconds);
-    std::vector<std::size_t> depths = {1};
-    if (args.depth > 1) depths.push_back(args.depth);
-    for (const std::size_t depth : depths) {
-      const RunScore on = median_run(args, pattern, work, depth);
+    const RunScore off = median_run(args, pattern, work, {});
+    std::printf("| %s | off | %.1f %% | | %.0f | %.0f | | | %.2f | |\n",
+                std::string(pattern_name(pattern)).c_str(), off.miss_ratio, off.loads, off.calls,
+                off.seconds);
+    std::vector<PrefetchMode> modes = {{.depth = 1}};
+    if (args.depth > 1) modes.push_back({.depth = args.depth});
+    modes.push_back({.depth = args.depth, .bundle = true});
+    for (const PrefetchMode mode : modes) {
+      const RunScore on = median_run(args, pattern, work, mode);
       std::printf(
-          "| %s | on, depth %zu | %.1f %% | %+.1f pt | %.0f | %.0f | %.1f %% | %.2f | %.2fx |\n",
-          std::string(pattern_name(pattern)).c_str(), depth, on.miss_ratio,
-          on.miss_ratio - off.miss_ratio, on.loads, on.issued, on.accuracy, on.seconds,
-          on.seconds > 0 ? off.seconds / on.seconds : 0.0);
+          "| %s | on, depth %zu%s | %.1f %% | %+.1f pt | %.0f | %.0f | %.0f | %.1f %% | %.2f | "
+          "%.2fx |\n",
+          std::string(pattern_name(pattern)).c_str(), mode.depth, mode.bundle ? ", bundled" : "",
+          on.miss_ratio, on.miss_ratio - off.miss_ratio, on.loads, on.calls, on.issued, on.accuracy,
+          on.seconds, on.seconds > 0 ? off.seconds / on.seconds : 0.0);
     }
     std::fflush(stdout);
   }

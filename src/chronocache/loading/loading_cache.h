@@ -43,6 +43,9 @@
 //                       read-ahead up to `depth` keys) before it waits for its own load. The
 //                       stream is the thread's (get(key): one per thread and cache, thread_local)
 //                       or the caller's (get(key, stream): one per client connection).
+//   prefetch.bundle     with a bulk loader, a get that misses loads its predicted keys in its
+//                       own bulk call instead: one round trip, and they are stored when it
+//                       returns.
 //
 // Cost: with refresh_after, adaptive and prefetch off, a hit is ShardedCache::get (one hash, the
 // shard's shared side, no allocation beyond V's copy) plus two tests of what it returned (the
@@ -121,6 +124,8 @@ class LoadingCache {
       : options_(options),
         timed_(options.refresh_after > Duration::zero() || options.adaptive.enabled),
         checked_(timed_ || options.prefetch.enabled),
+        bundles_(options.prefetch.enabled && options.prefetch.bundle &&
+                 static_cast<bool>(bulk_loader)),
         initial_ttl_(initial_ttl_of(options)),
         loader_(std::move(loader)),
         bulk_loader_(std::move(bulk_loader)),
@@ -160,10 +165,13 @@ class LoadingCache {
   Result get(const K& key, AccessStream<K>& stream) {
     if (!model_) return get(key);
     const std::uint64_t key_hash = cache_.hash(key);
-    predict_and_prefetch(key, key_hash, stream);
+    const std::span<const Ahead> ahead = predict(key, key_hash, stream);
     std::optional<Entry> entry = cache_.get_prehashed(key, key_hash);
-    if (entry && !entry->prefetched && !timed_) return answer_of(std::move(*entry));
-    return get_loading(key, std::move(entry));
+    if (entry && !entry->prefetched && !timed_) {
+      prefetch_ahead(ahead);
+      return answer_of(std::move(*entry));
+    }
+    return get_loading(key, std::move(entry), ahead);
   }
 
   // A hit is a ready future; a miss joins the key's flight or starts one on the executor (on
@@ -289,6 +297,11 @@ class LoadingCache {
   const LoadingOptions& options() const noexcept { return options_; }
 
  private:
+  // A key a get predicts, with its hash.
+  struct Ahead {
+    K key;
+    std::uint64_t hash;
+  };
   using Entry = detail::StoredEntry<V>;
   using Flight = detail::Flight<V>;
   using Flights = detail::FlightTable<K, V, Hash, Eq>;
@@ -335,18 +348,64 @@ class LoadingCache {
   // Every get that is not the plain hit: a miss, a prefetched entry, or a timed feature or
   // prefetch is on. `entry` is what the first look found.
   [[gnu::noinline]] Result get_checked(const K& key, std::optional<Entry> entry) {
-    if (model_) predict_and_prefetch(key, cache_.hash(key), local_stream());
-    if (entry && !entry->prefetched && !timed_) return answer_of(std::move(*entry));
-    return get_loading(key, std::move(entry));
+    const std::span<const Ahead> ahead =
+        model_ ? predict(key, cache_.hash(key), local_stream()) : std::span<const Ahead>();
+    if (entry && !entry->prefetched && !timed_) {
+      prefetch_ahead(ahead);
+      return answer_of(std::move(*entry));
+    }
+    return get_loading(key, std::move(entry), ahead);
   }
 
-  Result get_loading(const K& key, std::optional<Entry> entry) {
+  // `ahead`: the keys this get predicts (prefetch on), prefetched before it waits for a load,
+  // or loaded with its own (bundle).
+  Result get_loading(const K& key, std::optional<Entry> entry, std::span<const Ahead> ahead) {
     const TimePoint now = clock().now();
-    if (entry && !is_stale(*entry, now)) return serve(key, std::move(*entry), now);
+    if (entry && !is_stale(*entry, now)) {
+      prefetch_ahead(ahead);
+      return serve(key, std::move(*entry), now);
+    }
     Lookup lookup = find_or_register(key, now);
+    if (lookup.own && bundles_ && !ahead.empty()) return load_bundled(key, lookup.own, ahead, now);
+    prefetch_ahead(ahead);
     if (lookup.found) return serve(key, std::move(*lookup.found), now);
     if (lookup.joined.valid()) return lookup.joined.get();
     return complete(key, lookup.own, loader_.load(key), /*cancelled=*/false);
+  }
+
+  // prefetch.bundle: the miss's own load and its predicted keys' in one bulk call. Each predicted
+  // key with no entry and no load in flight gets a prefetch flight owned by this call (a get of
+  // it joins this load); the others are already there or coming.
+  Result load_bundled(const K& key, Flight* own, std::span<const Ahead> ahead, TimePoint now) {
+    std::vector<K> keys;
+    std::vector<Flight*> flights;
+    keys.reserve(1 + ahead.size());
+    flights.reserve(1 + ahead.size());
+    keys.push_back(key);
+    flights.push_back(own);
+    for (const Ahead& next : ahead) {  // copied out before the loader runs (ahead is the thread's)
+      if (Flight* flight = register_bundled(next.key, next.hash, now)) {
+        keys.push_back(next.key);
+        flights.push_back(flight);
+      }
+    }
+    if (keys.size() == 1) return complete(key, own, loader_.load(key), /*cancelled=*/false);
+    std::vector<Result> results = bulk_loader_.load_all(std::span<const K>(keys));
+    Result mine = complete(key, own, std::move(results[0]), /*cancelled=*/false);
+    for (std::size_t i = 1; i < keys.size(); ++i)
+      (void)complete(keys[i], flights[i], std::move(results[i]), /*cancelled=*/false);
+    return mine;
+  }
+
+  Flight* register_bundled(const K& key, std::uint64_t key_hash, TimePoint now) {
+    Stripe& stripe = flights_.stripe_of_hash(key_hash);
+    MutexLock lock(stripe.mu);
+    if (stripe.flights.contains(key) || cache_.contains_prehashed(key, key_hash)) return nullptr;
+    auto flight = std::make_unique<Flight>(detail::FlightKind::kPrefetch, std::nullopt, now);
+    stripe.flights.emplace(key, flight.get());
+    ++stripe.counters.prefetches_issued;
+    ++stripe.counters.prefetches_bundled;
+    return flight.release();  // owned by load_bundled until complete()
   }
 
   // A live (not stale) entry's answer, after its side effects: its prefetch bit is spent, and a
@@ -390,6 +449,7 @@ class LoadingCache {
     std::uint64_t owner = 0;  // the cache's id_; 0: none yet
     AccessStream<K> stream;
     std::array<Prediction<K>, Model::kMaxPredictions> predictions;
+    std::vector<Ahead> ahead;  // what predict() returns: valid until this thread's next get
   };
   static LocalStream& local() {
     thread_local LocalStream local;
@@ -408,29 +468,37 @@ class LoadingCache {
     return ids.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
-  // Records previous -> key in `stream` and prefetches what the model predicts after key: its
+  // Records previous -> key in `stream` and returns what the model predicts after key: its
   // strongest max_per_get successors, then (read-ahead) the strongest successor of the strongest,
   // until `depth` keys ahead. Each key is hashed once (the prediction's hash serves the cache,
-  // the flight table and the next step's predict). Never blocks: a prefetch is only scheduled.
-  void predict_and_prefetch(const K& key, std::uint64_t key_hash, AccessStream<K>& stream) {
+  // the flight table and the next step's predict).
+  std::span<const Ahead> predict(const K& key, std::uint64_t key_hash, AccessStream<K>& stream) {
     (void)stream.advance_prehashed(*model_, key, key_hash);
-    std::span<Prediction<K>> out(local().predictions);
+    LocalStream& l = local();
+    l.ahead.clear();
+    std::span<Prediction<K>> out(l.predictions);
     const PrefetchOptions& want = options_.prefetch;
-    std::size_t n = std::min(model_->predict_prehashed(key, key_hash, out), want.max_per_get);
-    if (n == 0) return;
+    const std::size_t n = std::min(model_->predict_prehashed(key, key_hash, out), want.max_per_get);
+    if (n == 0) return {};
     K ahead = out[0].key;
     std::uint64_t ahead_hash = cache_.hash(ahead);
     for (std::size_t i = 0; i < n; ++i) {
       if (out[i].key == key) continue;  // a cycle back to the key being read
-      (void)prefetch_prehashed(out[i].key, i == 0 ? ahead_hash : cache_.hash(out[i].key));
+      l.ahead.push_back({out[i].key, i == 0 ? ahead_hash : cache_.hash(out[i].key)});
     }
     for (std::size_t step = 1; step < want.depth; ++step) {
-      if (model_->predict_prehashed(ahead, ahead_hash, out.first(1)) == 0) return;
-      if (out[0].key == key) return;
+      if (model_->predict_prehashed(ahead, ahead_hash, out.first(1)) == 0) break;
+      if (out[0].key == key) break;
       ahead = out[0].key;
       ahead_hash = cache_.hash(ahead);
-      (void)prefetch_prehashed(ahead, ahead_hash);
+      l.ahead.push_back({ahead, ahead_hash});
     }
+    return l.ahead;
+  }
+
+  // Never blocks: a prefetch is only scheduled.
+  void prefetch_ahead(std::span<const Ahead> ahead) {
+    for (const Ahead& next : ahead) (void)prefetch_prehashed(next.key, next.hash);
   }
 
   // A background load of `key` unless one is in flight (or, for a prefetch, the key is there).
@@ -580,6 +648,7 @@ class LoadingCache {
   const LoadingOptions options_;
   const bool timed_;    // refresh_after or adaptive: a hit must read the clock
   const bool checked_;  // timed_ or prefetch: every get takes get_checked
+  const bool bundles_;  // prefetch.bundle with a bulk loader: a miss loads its predictions too
   const Duration initial_ttl_;
   const Loader<K, V> loader_;
   const BulkLoader<K, V> bulk_loader_;

@@ -29,6 +29,13 @@ struct PrefetchOptions {
   // up to `depth` keys ahead in all (1: the key's successors only). A reader that reads a chain
   // back to back waits for one load per `depth` keys instead of one per key.
   std::size_t depth = 1;
+  // With a bulk loader: a get that misses and loads its key itself loads the keys it predicts in
+  // the same bulk call (one backend round trip, as a file system's read-ahead extends the read
+  // that missed), so they are stored before the get returns, instead of racing it on the
+  // executor. A hit, or a miss that joins a load in flight, prefetches in the background as
+  // usual. Without a bulk loader this changes nothing. For backends whose bulk call costs about
+  // what a single one does (a round trip to MGET, a query with IN).
+  bool bundle = false;
 };
 
 struct LoadingOptions {

@@ -1,12 +1,14 @@
 // Pins predictive prefetch in LoadingCache (LoadingOptions::prefetch; loading_cache.h): a learned
 // sequence is prefetched ahead of its reader, prefetch off issues nothing, the per-caller stream
-// overload keeps two clients' sequences apart, read-ahead follows a chain, and several threads
+// overload keeps two clients' sequences apart, read-ahead follows a chain, a bundled miss loads
+// what it predicts in its own bulk call, and several threads
 // reading their own sequences at once keep the stats consistent (TSan: CMakePresets.json and
 // make build-tsan). Background work is waited for with wait_idle() or a latch, never a sleep.
 #include <atomic>
 #include <cstddef>
 #include <latch>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,10 +145,114 @@ TEST(LoadingPrefetch, ReadAheadPrefetchesDepthKeysOfAChainFromOneRead) {
   EXPECT_EQ(loader.counts->loads.load() - loads, 3);
 }
 
-TEST(LoadingPrefetch, ThreadsReadingTheirOwnSequencesKeepStatsConsistent) {
+// ---- prefetch.bundle ------------------------------------------------------------------------
+
+// A bulk loader that records each call's keys (called on the getting thread only, here).
+struct RecordingBulkLoader {
+  std::shared_ptr<std::vector<std::vector<int>>> calls =
+      std::make_shared<std::vector<std::vector<int>>>();
+  std::vector<Result> operator()(std::span<const int> keys) const {
+    calls->emplace_back(keys.begin(), keys.end());
+    std::vector<Result> results;
+    for (const int key : keys) results.emplace_back(std::to_string(key));
+    return results;
+  }
+};
+
+LoadingOptions bundling(std::size_t depth) {
+  LoadingOptions options = prefetching(depth);
+  options.prefetch.bundle = true;
+  return options;
+}
+
+// One pass teaches the chain (no key is predicted on the first pass, so it loads key by key);
+// then every key is invalidated, ready for a second pass.
+void learn_chain_then_forget_it(Cache& cache) {
+  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
+  cache.wait_idle();
+  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
+}
+
+TEST(LoadingPrefetch, ABundledMissLoadsItsPredictionsInItsOwnBulkCallBeforeReturning) {
   SharedManualClock clock;
   TrackingLoader loader;
-  Cache cache(prefetching(/*depth=*/2), loader, {}, {}, clock);
+  RecordingBulkLoader bulk;
+  Cache cache(bundling(/*depth=*/3), loader, bulk, {}, clock);
+  learn_chain_then_forget_it(cache);
+  EXPECT_TRUE(bulk.calls->empty());
+  const int loads_before = loader.counts->loads.load();
+  const LoadingStats before = cache.stats();
+
+  EXPECT_EQ(cache.get(0), Result("0"));
+  // No wait: the predicted keys were stored by the call that loaded key 0.
+  ASSERT_EQ(bulk.calls->size(), 1u);
+  EXPECT_EQ(bulk.calls->back(), (std::vector<int>{0, 1, 2, 3}));
+  LoadingStats after = cache.stats();
+  EXPECT_EQ(after.prefetches_issued - before.prefetches_issued, 3u);
+  EXPECT_EQ(after.prefetches_bundled - before.prefetches_bundled, 3u);
+
+  for (int key = 1; key <= 3; ++key) EXPECT_EQ(cache.get(key), Result(std::to_string(key)));
+  cache.wait_idle();
+  after = cache.stats();
+  EXPECT_EQ(after.misses - before.misses, 1u);  // key 0 only
+  EXPECT_EQ(after.hits - before.hits, 3u);
+  EXPECT_EQ(after.prefetches_used - before.prefetches_used, 3u);
+  // Those hits prefetched further ahead (4, 5, 6) in the background, through the loader: a hit
+  // has no load to bundle with.
+  EXPECT_EQ(bulk.calls->size(), 1u);
+  EXPECT_EQ(loader.counts->loads.load() - loads_before, 3);
+  EXPECT_EQ(after.prefetches_bundled - before.prefetches_bundled, 3u);
+}
+
+TEST(LoadingPrefetch, ABundleLeavesOutKeysAlreadyCached) {
+  SharedManualClock clock;
+  TrackingLoader loader;
+  RecordingBulkLoader bulk;
+  Cache cache(bundling(/*depth=*/3), loader, bulk, {}, clock);
+  learn_chain_then_forget_it(cache);
+  EXPECT_EQ(cache.get(2), Result("2"));  // predicts 3, 4, 5 and loads them with 2
+  ASSERT_EQ(bulk.calls->size(), 1u);
+  EXPECT_EQ(bulk.calls->back(), (std::vector<int>{2, 3, 4, 5}));
+  EXPECT_EQ(cache.get(0), Result("0"));
+  ASSERT_EQ(bulk.calls->size(), 2u);
+  EXPECT_EQ(bulk.calls->back(), (std::vector<int>{0, 1}));  // 2 and 3 are there
+}
+
+TEST(LoadingPrefetch, BundleWithoutABulkLoaderPrefetchesOnTheExecutorAsBefore) {
+  SharedManualClock clock;
+  TrackingLoader loader;
+  Cache cache(bundling(/*depth=*/3), loader, {}, {}, clock);
+  learn_chain_then_forget_it(cache);
+  const int sync_before = loader.counts->on_caller.load();
+  (void)cache.get(0);
+  cache.wait_idle();
+  EXPECT_EQ(loader.counts->on_caller.load() - sync_before, 1);  // 1, 2, 3 ran on the executor
+  const LoadingStats stats = cache.stats();
+  EXPECT_GE(stats.prefetches_issued, 3u);
+  EXPECT_EQ(stats.prefetches_bundled, 0u);
+}
+
+// A bulk loader safe to call from several threads: it counts the keys it loaded.
+struct CountingBulkLoader {
+  std::shared_ptr<std::atomic<int>> keys_loaded = std::make_shared<std::atomic<int>>(0);
+  std::vector<Result> operator()(std::span<const int> keys) const {
+    *keys_loaded += static_cast<int>(keys.size());
+    std::vector<Result> results;
+    for (const int key : keys) results.emplace_back(std::to_string(key));
+    return results;
+  }
+};
+
+// kThreads threads each read their own chain kPasses times, invalidating it after each pass;
+// every answer must be right and the stats must add up (under TSan: no race).
+void read_own_sequences_from_threads(LoadingOptions options, bool with_bulk_loader) {
+  SharedManualClock clock;
+  TrackingLoader loader;
+  CountingBulkLoader bulk;
+  Cache cache(
+      options, loader,
+      with_bulk_loader ? BulkLoader<int, std::string>(bulk) : BulkLoader<int, std::string>(), {},
+      clock);
   constexpr int kThreads = 4;
   constexpr int kPasses = 20;
   std::latch start(kThreads);
@@ -173,7 +279,19 @@ TEST(LoadingPrefetch, ThreadsReadingTheirOwnSequencesKeepStatsConsistent) {
   EXPECT_GT(stats.prefetches_issued, 0u);
   EXPECT_LE(stats.prefetches_used, stats.prefetches_issued);
   EXPECT_EQ(stats.hits + stats.misses, static_cast<std::uint64_t>(kThreads * kPasses * kChain));
-  EXPECT_EQ(stats.loads, static_cast<std::uint64_t>(loader.counts->loads.load()));
+  EXPECT_EQ(stats.loads,
+            static_cast<std::uint64_t>(loader.counts->loads.load() + bulk.keys_loaded->load()));
+  if (with_bulk_loader) {
+    EXPECT_GT(stats.prefetches_bundled, 0u);
+  }
+}
+
+TEST(LoadingPrefetch, ThreadsReadingTheirOwnSequencesKeepStatsConsistent) {
+  read_own_sequences_from_threads(prefetching(/*depth=*/2), /*with_bulk_loader=*/false);
+}
+
+TEST(LoadingPrefetch, ThreadsReadingTheirOwnSequencesKeepStatsConsistentBundled) {
+  read_own_sequences_from_threads(bundling(/*depth=*/2), /*with_bulk_loader=*/true);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct LoadingStats {
   std::uint64_t prefetches_issued = 0;  // prefetch() calls that scheduled a load
   std::uint64_t prefetches_used = 0;  // prefetched entries a get then read (accuracy: used/issued)
   std::uint64_t prefetches_dropped = 0;  // not scheduled: the executor's queue was full
+  std::uint64_t prefetches_bundled = 0;  // of those issued: loaded with a miss (prefetch.bundle)
 
   std::uint64_t loads_on_caller = 0;  // get_async loads run on the caller: the queue was full
   std::uint64_t cancelled = 0;        // queued loads cancelled by shutdown (waiters got kShutDown)
@@ -55,6 +56,7 @@ struct LoadingCounters {
   std::uint64_t prefetches_issued = 0;
   std::uint64_t prefetches_used = 0;
   std::uint64_t prefetches_dropped = 0;
+  std::uint64_t prefetches_bundled = 0;
   std::uint64_t loads_on_caller = 0;
   std::uint64_t cancelled = 0;
   std::uint64_t ttl_grown = 0;
@@ -73,6 +75,7 @@ struct LoadingCounters {
     out.prefetches_issued += prefetches_issued;
     out.prefetches_used += prefetches_used;
     out.prefetches_dropped += prefetches_dropped;
+    out.prefetches_bundled += prefetches_bundled;
     out.loads_on_caller += loads_on_caller;
     out.cancelled += cancelled;
     out.ttl_grown += ttl_grown;
