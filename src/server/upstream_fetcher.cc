@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,10 +54,10 @@ void UpstreamFetcher::stop() {
 void UpstreamFetcher::run() {
   std::optional<PeerConnection> connection;
   for (;;) {
-    FetchQueue::Job job;
+    std::vector<FetchQueue::Job> jobs;
+    std::vector<std::int64_t> waited_ms;
     UpstreamAddress address;
     std::chrono::milliseconds timeout{0};
-    std::int64_t waited_ms = 0;
     {
       const chronocache::MutexLock lock(state_.mu);
       while (state_.upstream_fetches.queued() == 0 && !stopping_)
@@ -68,64 +69,88 @@ void UpstreamFetcher::run() {
                                            state_.config.upstream, "server shutting down")});
         return;
       }
-      job = std::move(*state_.upstream_fetches.take());
+      jobs = state_.upstream_fetches.take_up_to(kMaxBatch);
       // Checked at start (Server::start_upstream): the address parses.
       address = parse_upstream_address(state_.config.upstream).value_or(UpstreamAddress{});
       timeout = std::chrono::milliseconds(state_.config.upstream_timeout_ms);
       advance_clock();
-      waited_ms = state_.clock.unix_ms() - job.queued_ms;
+      for (const FetchQueue::Job& job : jobs)
+        waited_ms.push_back(state_.clock.unix_ms() - job.queued_ms);
     }
-    Outcome outcome;
-    const auto deadline = Clock::now() + timeout;
-    std::string error;
-    if (waited_ms > timeout.count()) {
-      error = "timed out in the fetch queue";
-    } else {
-      if (!connection) connection = PeerConnection::open(address.ip, address.port, timeout, error);
-      if (connection) {
-        std::string request;
-        const std::array<std::string_view, 2> get = {"GET", job.key};
-        const std::array<std::string_view, 2> pttl = {"PTTL", job.key};
-        append_request(request, get);
-        append_request(request, pttl);
-        std::optional<PeerReply> value;
-        std::optional<PeerReply> ttl;
-        if (connection->send(request, left_until(deadline), error))
-          value = connection->read_reply(left_until(deadline), error);
-        if (value) ttl = connection->read_reply(left_until(deadline), error);
-        if (value && ttl) {
-          error.clear();
-          if (value->kind == PeerReply::Kind::kBulk) {
-            outcome.state = UpstreamWait::State::kValue;
-            outcome.text = std::move(value->text);
-          } else if (value->kind == PeerReply::Kind::kNil) {
-            outcome.state = UpstreamWait::State::kNil;
-          } else if (value->kind == PeerReply::Kind::kError) {
-            outcome.text = std::move(value->text);  // WRONGTYPE and the like, as the upstream says
-          } else {
-            error = "unexpected reply to GET";
-          }
-          if (ttl->kind == PeerReply::Kind::kInteger) {
-            const std::string& t = ttl->text;
-            std::from_chars(t.data(), t.data() + t.size(), outcome.pttl_ms);
-          }
-        } else {
-          connection.reset();  // a half-read reply leaves the stream unusable
-        }
-      }
-      outcome.connection_failed = !connection;
-    }
-    if (!error.empty()) {
-      outcome.state = UpstreamWait::State::kError;
-      outcome.text = errors::upstream_unavailable(address.text, error);
-    }
+    const std::vector<Outcome> outcomes = fetch(connection, address, timeout, jobs, waited_ms);
     const chronocache::MutexLock lock(state_.mu);
-    deliver(job.key, outcome, job.prefetch);
-    if (outcome.connection_failed) {
+    const Outcome* broken = nullptr;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      deliver(jobs[i].key, outcomes[i], jobs[i].prefetch);
+      if (outcomes[i].connection_failed) broken = &outcomes[i];
+    }
+    if (broken != nullptr) {
       while (std::optional<FetchQueue::Job> queued = state_.upstream_fetches.take())
-        deliver(queued->key, outcome);
+        deliver(queued->key, *broken);
     }
   }
+}
+
+std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
+    std::optional<PeerConnection>& connection, const UpstreamAddress& address,
+    std::chrono::milliseconds timeout, std::span<const FetchQueue::Job> jobs,
+    std::span<const std::int64_t> waited_ms) {
+  std::vector<Outcome> outcomes(jobs.size());
+  const auto fail = [&](Outcome& outcome, std::string_view why) {
+    outcome.state = UpstreamWait::State::kError;
+    outcome.text = errors::upstream_unavailable(address.text, why);
+  };
+  std::vector<std::size_t> asked;  // the jobs sent, in the order of their replies
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (waited_ms[i] > timeout.count())
+      fail(outcomes[i], "timed out in the fetch queue");
+    else
+      asked.push_back(i);
+  }
+  if (asked.empty()) return outcomes;
+  const auto deadline = Clock::now() + timeout;
+  std::string error;
+  if (!connection) connection = PeerConnection::open(address.ip, address.port, timeout, error);
+  std::size_t answered = 0;
+  if (connection) {
+    std::string request;
+    for (const std::size_t i : asked) {
+      const std::array<std::string_view, 2> get = {"GET", jobs[i].key};
+      const std::array<std::string_view, 2> pttl = {"PTTL", jobs[i].key};
+      append_request(request, get);
+      append_request(request, pttl);
+    }
+    if (connection->send(request, left_until(deadline), error)) {
+      for (; answered < asked.size(); ++answered) {
+        std::optional<PeerReply> value = connection->read_reply(left_until(deadline), error);
+        if (!value) break;
+        const std::optional<PeerReply> ttl = connection->read_reply(left_until(deadline), error);
+        if (!ttl) break;
+        Outcome& outcome = outcomes[asked[answered]];
+        if (value->kind == PeerReply::Kind::kBulk) {
+          outcome.state = UpstreamWait::State::kValue;
+          outcome.text = std::move(value->text);
+        } else if (value->kind == PeerReply::Kind::kNil) {
+          outcome.state = UpstreamWait::State::kNil;
+        } else if (value->kind == PeerReply::Kind::kError) {
+          outcome.text = std::move(value->text);  // WRONGTYPE and the like, as the upstream says
+        } else {
+          fail(outcome, "unexpected reply to GET");
+        }
+        if (ttl->kind == PeerReply::Kind::kInteger) {
+          const std::string& t = ttl->text;
+          std::from_chars(t.data(), t.data() + t.size(), outcome.pttl_ms);
+        }
+      }
+    }
+    if (answered < asked.size()) connection.reset();  // a half-read reply leaves it unusable
+  }
+  for (std::size_t j = answered; j < asked.size(); ++j) {
+    Outcome& outcome = outcomes[asked[j]];
+    fail(outcome, error);
+    outcome.connection_failed = true;
+  }
+  return outcomes;
 }
 
 void UpstreamFetcher::advance_clock() {

@@ -1,9 +1,11 @@
 // UpstreamFetcher: the threads of the read-through near-cache (--upstream; commands/
-// upstream_read.h has the GET side). Each takes the oldest queued key (ServerState::
-// upstream_fetches), sends the upstream "GET k" and "PTTL k" in one write over its own
-// connection, with no lock held (no event loop ever waits on the upstream), then takes the state
-// lock to store the value with min(PTTL, upstream-max-ttl-ms) and to wake the clients that
-// waited, through their loops' mailboxes.
+// upstream_read.h has the GET side). Each takes the oldest queued keys (ServerState::
+// upstream_fetches), up to kMaxBatch, sends the upstream "GET k" and "PTTL k" for each in one
+// write over its own connection, with no lock held (no event loop ever waits on the upstream),
+// reads the replies, then takes the state lock to store each value with min(PTTL,
+// upstream-max-ttl-ms) and to wake the clients that waited, through their loops' mailboxes.
+// Batching is what keeps a burst of misses from being paced by round trips: two threads fetching
+// one key each at a time would answer at most 2 / RTT misses a second.
 //
 // Every fetch is bounded by upstream-timeout-ms (connect, send and both replies), so a silent
 // upstream costs a waiting client that long and then an error, never a hang. A key that waited
@@ -18,12 +20,20 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <span>
 #include <thread>
+#include <vector>
 
 #include "chronocache/base/thread_annotations.h"
+#include "server/cluster/peer_connection.h"
 #include "server/server_state.h"
+#include "server/upstream/fetch_queue.h"
+#include "server/upstream/upstream_address.h"
 
 namespace chronocached {
 
@@ -34,6 +44,9 @@ class UpstreamFetcher {
   // Two threads: one fetch waits on the network while the other sends the next; more would
   // mostly add upstream connections on this two-core target (docs/design/server.md).
   static constexpr std::size_t kThreads = 2;
+  // Keys per round trip at most: enough that a burst of misses costs few round trips, few enough
+  // that the first key of a batch does not wait long for the others' replies.
+  static constexpr std::size_t kMaxBatch = 64;
 
   UpstreamFetcher(ServerState& state, Wake wake) : state_(state), wake_(std::move(wake)) {}
   ~UpstreamFetcher() { stop(); }
@@ -47,6 +60,14 @@ class UpstreamFetcher {
  private:
   struct Outcome;
   void run();
+  // GET and PTTL for each of `jobs` over `connection` (opened if it is not), in one write, every
+  // step within one `timeout`; a job that waited longer than that in the queue fails unasked.
+  // A connection that fails or times out is dropped, and its outcomes say connection_failed.
+  static std::vector<Outcome> fetch(std::optional<PeerConnection>& connection,
+                                    const UpstreamAddress& address,
+                                    std::chrono::milliseconds timeout,
+                                    std::span<const FetchQueue::Job> jobs,
+                                    std::span<const std::int64_t> waited_ms);
   // Moves the shared clock to the system's reading (as a loop's batch would).
   void advance_clock() CC_REQUIRES(state_.mu);
   // `prefetched`: the fetch was upstream-prefetch's (counted used once a client reads it).

@@ -113,6 +113,31 @@ def test_fifty_clients_missing_one_key_cause_one_upstream_get(near):
     assert upstream_info(c)["upstream_fetches"] == 1
 
 
+def test_fifty_clients_missing_fifty_keys_share_a_few_round_trips(near):
+    up, c, _ = near("--upstream-timeout-ms", "10000")
+    for i in range(50):
+        up.set(f"k{i}", f"v{i}")
+    # A slow upstream (paused 1 s): the fetchers' first round trips wait there, so the other
+    # misses queue up meanwhile and go out together, GET and PTTL for each, in one write.
+    up.execute_command("CLIENT", "PAUSE", 1000, "ALL")
+    socks = [connect(_port(c)) for _ in range(50)]
+    try:
+        for i, s in enumerate(socks):
+            send(s, ["GET", f"k{i}"])
+        for i, s in enumerate(socks):
+            expected = f"${len(f'v{i}')}\r\nv{i}\r\n".encode()
+            assert read_exactly(s, len(expected)) == expected
+    finally:
+        for s in socks:
+            s.close()
+    info = upstream_info(c)
+    assert info["upstream_fetches"] == 50
+    # Two fetcher threads take what is queued when they wake: a key or two each first, then the
+    # rest at once. One round trip per key would be 50.
+    assert info["upstream_fetch_batches"] <= 5, info
+    assert upstream_gets(up) == 50
+
+
 def test_writes_are_refused_as_on_a_read_only_replica(near):
     up, c, _ = near()
     readonly = "You can't write against a read only replica."

@@ -470,6 +470,7 @@ void upstream_section(InfoText& info, const ServerState& server) {
   info.section("Upstream");
   info.field("upstream_address", server.config.upstream);
   info.field("upstream_fetches", fetches.counters().fetches);
+  info.field("upstream_fetch_batches", fetches.counters().batches);
   info.field("upstream_fetch_errors", fetches.counters().errors);
   info.field("upstream_singleflight_joins", fetches.counters().joins);
   info.field("upstream_refused_busy", fetches.counters().refused);

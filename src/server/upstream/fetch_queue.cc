@@ -40,6 +40,17 @@ std::optional<FetchQueue::Job> FetchQueue::take() {
   return job;
 }
 
+std::vector<FetchQueue::Job> FetchQueue::take_up_to(std::size_t max) {
+  std::vector<Job> jobs;
+  while (jobs.size() < max) {
+    std::optional<Job> job = take();
+    if (!job) break;
+    jobs.push_back(std::move(*job));
+  }
+  if (!jobs.empty()) ++counters_.batches;
+  return jobs;
+}
+
 std::vector<std::uint64_t> FetchQueue::finish(std::string_view key, bool failed) {
   if (failed) ++counters_.errors;
   const auto it = waiters_.find(key);

@@ -1,8 +1,8 @@
 // FetchQueue: the upstream fetches a near-cache (--upstream) has asked for and not yet finished,
 // single-flight and bounded. A GET that misses locally asks for its key: the first asker queues
 // the key, later askers of the same key join its waiters, so N clients missing one key cost the
-// upstream one GET. A fetcher thread takes the oldest queued key, fetches it with no lock held,
-// and finish() hands back the clients to wake.
+// upstream one GET. A fetcher thread takes the oldest queued keys (a batch, fetched in one round
+// trip), fetches them with no lock held, and finish() hands back the clients to wake.
 //
 //   request(k, c1) ─► queue [k]          waiters {k: c1}        kQueued
 //   request(k, c2) ─►                    waiters {k: c1, c2}    kJoined
@@ -39,6 +39,7 @@ class FetchQueue {
   // INFO's upstream figures, since start.
   struct Counters {
     std::uint64_t fetches = 0;             // keys taken for fetching
+    std::uint64_t batches = 0;             // take_up_to calls that took any: upstream round trips
     std::uint64_t errors = 0;              // fetches that failed (finish with failed = true)
     std::uint64_t joins = 0;               // misses that joined a fetch already pending
     std::uint64_t refused = 0;             // misses refused because `capacity` keys were pending
@@ -57,6 +58,8 @@ class FetchQueue {
   bool prefetch(std::string_view key, std::int64_t now_ms);
   // The oldest queued key, now in flight; nullopt when none is queued.
   std::optional<Job> take();
+  // The oldest queued keys, at most `max`, now in flight, oldest first: one batch (counted).
+  std::vector<Job> take_up_to(std::size_t max);
   // `key`'s fetch ended: its waiters, in arrival order; the key is forgotten.
   std::vector<std::uint64_t> finish(std::string_view key, bool failed);
 

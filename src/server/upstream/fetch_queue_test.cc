@@ -82,5 +82,19 @@ TEST(FetchQueue, TakesKeysInArrivalOrder) {
   EXPECT_EQ(queue.take()->key, "y");
 }
 
+TEST(FetchQueue, TakesABatchOfTheOldestKeysAndCountsItOnce) {
+  FetchQueue queue(8);
+  for (const char* key : {"a", "b", "c"}) queue.request(key, 1, 0);
+  const std::vector<FetchQueue::Job> first = queue.take_up_to(2);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].key, "a");
+  EXPECT_EQ(first[1].key, "b");
+  EXPECT_EQ(queue.take_up_to(2).size(), 1u);
+  EXPECT_TRUE(queue.take_up_to(2).empty());  // nothing queued: no batch
+  EXPECT_EQ(queue.counters().batches, 2u);
+  EXPECT_EQ(queue.counters().fetches, 3u);
+  EXPECT_EQ(queue.pending(), 3u);  // in flight until finished
+}
+
 }  // namespace
 }  // namespace chronocached
