@@ -10,10 +10,15 @@ upstream and read once through the near-cache before (its max TTL is set long en
 expires during the run); REPS runs each, the median printed with the spread. Misses: a
 standard-library client GETs MISSES fresh keys one at a time (each a miss that is fetched) and
 the same number directly from the upstream; the difference of the medians is the miss path's
-cost (two hops instead of one, the fetcher's queue and wakeup). Prints Markdown tables.
+cost (two hops instead of one, the fetcher's queue and wakeup). Miss storm: the near-cache in
+front of an empty upstream behind a link that delays each direction by LINK_DELAY_MS / 2 (a
+proxy in this script: the machine has no netem), every GET a miss that is fetched, 50 clients;
+requests/s is then the fetchers' throughput (with --compare OLD_SERVER, for that build too).
+Prints Markdown tables.
 """
 
 import argparse
+import asyncio
 import csv
 import io
 import os
@@ -22,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -116,6 +122,85 @@ def single_get_latencies(port, names):
         return times
 
 
+class DelayLink:
+    """A TCP proxy on its own thread: every chunk is forwarded `delay_ms / 2` after it arrived,
+    each direction in order, so pipelined chunks overlap as on a network with that round trip."""
+
+    def __init__(self, target_port, delay_ms):
+        self.target_port = target_port
+        self.half_delay = delay_ms / 2000
+        self.port = free_port()
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self.thread.start()
+        ready.wait()
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(
+            asyncio.start_server(self._accept, "127.0.0.1", self.port))
+        ready.set()
+        self.loop.run_forever()
+        server.close()
+
+    async def _accept(self, reader, writer):
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        await asyncio.gather(self._pump(reader, up_writer), self._pump(up_reader, writer))
+
+    async def _pump(self, reader, writer):
+        queue = asyncio.Queue()
+
+        async def deliver():
+            while True:
+                due, chunk = await queue.get()
+                if chunk is None:
+                    writer.close()
+                    return
+                wait = due - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                writer.write(chunk)
+                await writer.drain()
+
+        sender = asyncio.ensure_future(deliver())
+        while True:
+            chunk = await reader.read(65536)
+            queue.put_nowait((time.monotonic() + self.half_delay, chunk or None))
+            if not chunk:
+                break
+        await sender
+
+    def close(self):
+        async def shutdown():
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+            self.loop.stop()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self.loop)
+        self.thread.join(timeout=5)
+
+
+def miss_storm(server, upstream_port, delay_ms, requests, reps, workdir):
+    """requests/s of GETs that all miss (an empty upstream: nil is not cached, so each is
+    fetched) through a DelayLink; median and spread of `reps` runs."""
+    link = DelayLink(upstream_port, delay_ms)
+    port = free_port()
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--upstream", f"127.0.0.1:{link.port}",
+         "--upstream-timeout-ms", "60000", "--dir", workdir, "--save", ""],
+        stdout=subprocess.DEVNULL)
+    try:
+        wait_ready(port)
+        return [redis_benchmark(port, 1, 100_000_000, requests)[0] for _ in range(reps)]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        link.close()
+
+
 def pct(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(len(v) * p))]
@@ -128,6 +213,9 @@ def main():
     ap.add_argument("--requests", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--misses", type=int, default=2_000)
+    ap.add_argument("--link-delay-ms", type=float, default=1.0)
+    ap.add_argument("--storm-requests", type=int, default=5_000)
+    ap.add_argument("--compare", help="an older chronocached for the miss storm, run beside")
     args = ap.parse_args()
     up_port, nc_port = free_port(), free_port()
     workdir = tempfile.mkdtemp(prefix="upstream-bench-")
@@ -179,6 +267,22 @@ def main():
         print()
         print(f"miss path adds {pct(misses, 0.5) - pct(direct, 0.5):.0f} us at p50 over a direct "
               f"GET, {pct(misses, 0.5) - pct(hits, 0.5):.0f} us over a local hit")
+        empty_port = free_port()
+        procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(empty_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], cwd=workdir, stdout=subprocess.DEVNULL))
+        wait_ready(empty_port)
+        print()
+        print(f"| miss storm: every GET fetched over a {args.link_delay_ms:g} ms link, 50 clients, "
+              f"{args.storm_requests} requests | requests/s (median, spread) |")
+        print("|---|---|")
+        servers = [("this build", args.server)]
+        if args.compare:
+            servers.append((f"--compare {args.compare}", args.compare))
+        for name, binary in servers:
+            rps = miss_storm(binary, empty_port, args.link_delay_ms, args.storm_requests,
+                             args.reps, workdir)
+            print(f"| {name} | {statistics.median(rps):,.0f} ({min(rps):,.0f}-{max(rps):,.0f}) |")
     finally:
         for p in reversed(procs):
             p.terminate()
