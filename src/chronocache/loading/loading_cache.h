@@ -255,6 +255,48 @@ class LoadingCache {
     write_locked(key, Entry{std::move(value), now, ttl_ms_of(initial_ttl_), false}, now);
   }
 
+  // Caffeine's getIfPresent: the key's live entry (its value, or NotFound for a cached negative)
+  // without ever loading; nullopt when there is none (absent, stale, or only being loaded).
+  // Counted as a hit or a miss; spends a prefetched entry's bit and schedules a due refresh, as
+  // get does.
+  std::optional<Result> get_if_present(const K& key) {
+    std::optional<Entry> entry = cache_.get(key);
+    if (entry && !entry->prefetched && !timed_) return answer_of(std::move(*entry));
+    const TimePoint now = clock().now();
+    if (entry && !is_stale(*entry, now)) return serve(key, std::move(*entry), now);
+    Stripe& stripe = flights_.stripe_of(key);
+    MutexLock lock(stripe.mu);
+    ++stripe.counters.misses;
+    return std::nullopt;
+  }
+
+  // Caffeine's refresh(key): reloads the key in the background while get keeps answering its
+  // current entry, which a failed reload keeps. A load of the key already in flight is joined
+  // instead; an absent key is loaded. Runs on the caller when the executor's queue is full (the
+  // future is then ready on return), as get_async does.
+  std::shared_future<Result> refresh(const K& key) {
+    const TimePoint now = clock().now();
+    Stripe& stripe = flights_.stripe_of(key);
+    Flight* on_caller = nullptr;
+    std::shared_future<Result> future;
+    {
+      MutexLock lock(stripe.mu);
+      if (auto it = stripe.flights.find(key); it != stripe.flights.end()) return it->second->result;
+      ++stripe.counters.extra_lookups;
+      auto flight = std::make_unique<Flight>(detail::FlightKind::kRefresh, cache_.get(key), now);
+      future = flight->result;
+      ++stripe.counters.refreshes;
+      if (submit(key, flight.get()) != SubmitOutcome::kAccepted) {
+        ++stripe.counters.loads_on_caller;
+        on_caller = flight.get();
+      }
+      stripe.flights.emplace(key, flight.release());  // the task's, or ours below
+    }
+    if (on_caller != nullptr)
+      (void)complete(key, on_caller, loader_.load(key), /*cancelled=*/false);
+    return future;
+  }
+
   // Removes the key's entry (value, negative or stale) and detaches its load in flight, whose
   // result is then not stored: the next get loads afresh.
   void invalidate(const K& key) {
@@ -262,6 +304,19 @@ class LoadingCache {
     MutexLock lock(stripe.mu);
     detach_locked(stripe, key);
     (void)cache_.erase(key);
+  }
+
+  // Caffeine's invalidateAll: every entry removed, every load in flight detached (its waiters get
+  // what it loads; the cache does not keep it). Stripe by stripe, then the entries: a put or a
+  // load that races it may survive, as one that came just after it would.
+  void invalidate_all() {
+    for (std::size_t i = 0; i < flights_.stripe_count(); ++i) {
+      Stripe& stripe = flights_.stripe(i);
+      MutexLock lock(stripe.mu);
+      for (auto& [key, flight] : stripe.flights) flight->detached = true;
+      stripe.flights.clear();
+    }
+    cache_.clear();
   }
 
   // The prefetch hook's operation: loads `key` in the background unless it has an entry or a

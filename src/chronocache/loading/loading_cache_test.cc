@@ -12,6 +12,7 @@
 #include <future>
 #include <latch>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
@@ -513,6 +514,111 @@ TEST(LoadingCache, AdaptiveTtlComparesFingerprintsWhenGivenOne) {
   EXPECT_TRUE(step.loads_after(1s));
   EXPECT_FALSE(step.loads_after(2999ms));  // grew to 3 s
   EXPECT_EQ(cache.stats().ttl_grown, 1u);
+}
+
+// ---- get_if_present, refresh(key), invalidate_all: Caffeine's names for them -----------------
+
+TEST(LoadingCache, GetIfPresentAnswersWhatIsCachedAndNeverLoads) {
+  SharedManualClock clock;
+  CountingLoader loader;
+  Cache cache({.negative_ttl = 1s}, loader, {}, {}, clock);
+  EXPECT_EQ(cache.get_if_present(1), std::nullopt);
+  EXPECT_EQ(loader.count(), 0);
+  EXPECT_EQ(cache.get(1), value("v1.1"));
+  EXPECT_EQ(cache.get_if_present(1), value("v1.1"));
+  EXPECT_EQ(loader.count(), 1);
+  const LoadingStats stats = cache.stats();
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.misses, 2u);  // the absent look, and get's load
+}
+
+TEST(LoadingCache, GetIfPresentAnswersACachedNegativeAndNothingForAStaleEntry) {
+  SharedManualClock clock;
+  Cache negatives(
+      {.negative_ttl = 1s}, [](const int&) -> Result { return NotFound{}; }, {}, {}, clock);
+  EXPECT_TRUE(negatives.get(1).is_not_found());
+  const std::optional<Result> cached = negatives.get_if_present(1);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_TRUE(cached->is_not_found());
+
+  CountingLoader loader;
+  Cache adaptive_cache(adaptive(1s), loader, {}, {}, clock);
+  EXPECT_EQ(adaptive_cache.get(1), value("v1.1"));
+  clock.advance(1s);  // stale: kept for its reload's comparison, never served
+  EXPECT_EQ(adaptive_cache.get_if_present(1), std::nullopt);
+  EXPECT_EQ(loader.count(), 1);
+}
+
+TEST(LoadingCache, RefreshReloadsInTheBackgroundWhileGetServesTheCurrentValue) {
+  SharedManualClock clock;
+  std::atomic<int> calls{0};
+  std::latch release(1);
+  Cache cache(
+      {},
+      [&](const int&) -> Result {
+        if (++calls == 2) release.wait();
+        return value(numbered("v", calls.load()));
+      },
+      {}, {}, clock);
+  EXPECT_EQ(cache.get(1), value("v1"));
+  std::shared_future<Result> reloaded = cache.refresh(1);
+  std::shared_future<Result> again = cache.refresh(1);  // joins the one in flight
+  EXPECT_EQ(cache.get(1), value("v1"));                 // not waiting for it
+  release.count_down();
+  EXPECT_EQ(reloaded.get(), value("v2"));
+  EXPECT_EQ(again.get(), value("v2"));
+  cache.wait_idle();
+  EXPECT_EQ(cache.get(1), value("v2"));
+  EXPECT_EQ(calls.load(), 2);
+  const LoadingStats stats = cache.stats();
+  EXPECT_EQ(stats.refreshes, 1u);
+  EXPECT_EQ(stats.hits, 2u);
+  EXPECT_EQ(stats.misses, 1u);
+}
+
+TEST(LoadingCache, AFailedRefreshOfAKeyKeepsItsValueAndRefreshLoadsAnAbsentKey) {
+  SharedManualClock clock;
+  std::atomic<int> calls{0};
+  Cache cache(
+      {},
+      [&](const int& key) -> Result {
+        if (++calls == 2) return LoadError{LoadErrorCode::kLoaderFailed, "flaky"};
+        return value(numbered("v", key));
+      },
+      {}, {}, clock);
+  EXPECT_EQ(cache.get(1), value("v1"));
+  EXPECT_TRUE(cache.refresh(1).get().is_error());
+  cache.wait_idle();
+  EXPECT_EQ(cache.get(1), value("v1"));
+  EXPECT_EQ(cache.refresh(2).get(), value("v2"));
+  cache.wait_idle();
+  EXPECT_EQ(cache.get_if_present(2), value("v2"));
+  EXPECT_EQ(cache.stats().refresh_failures, 1u);
+}
+
+TEST(LoadingCache, InvalidateAllRemovesEveryEntryAndKeepsNoLoadInFlight) {
+  SharedManualClock clock;
+  std::latch release(1);
+  std::atomic<int> calls{0};
+  Cache cache(
+      {},
+      [&](const int& key) -> Result {
+        ++calls;
+        if (key == 9) release.wait();
+        return value(numbered("v", key));
+      },
+      {}, {}, clock);
+  for (int key = 0; key < 5; ++key) (void)cache.get(key);
+  std::shared_future<Result> in_flight = cache.get_async(9);
+  cache.invalidate_all();
+  EXPECT_EQ(cache.size(), 0u);
+  release.count_down();
+  EXPECT_EQ(in_flight.get(), value("v9"));  // its waiters still get what it loaded
+  cache.wait_idle();
+  EXPECT_EQ(cache.size(), 0u);  // and the cache did not keep it
+  EXPECT_EQ(cache.get_if_present(0), std::nullopt);
+  EXPECT_EQ(cache.get(9), value("v9"));  // loads afresh
+  EXPECT_EQ(calls.load(), 7);
 }
 
 // ---- What a hit costs ---------------------------------------------------------------------
