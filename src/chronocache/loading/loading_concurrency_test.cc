@@ -1,9 +1,10 @@
 // Pins LoadingCache under threads (loading_cache.h): single-flight (1 000 threads missing one key
 // cause one load; get_async and get_all join the same flight), an error reaching every waiter,
 // a put or invalidate during a load winning over the load's result, and a get joining a
-// prefetch in flight counting it used. Ordering is by latches and by waiting for counters
-// (stats().misses: each waiter is counted under its stripe's lock before it waits), never by
-// sleeping. Runs under TSan too.
+// prefetch in flight counting it used, and every operation at once (get, get_if_present, put,
+// invalidate, invalidate_all, prefetch, refresh) answering right. Ordering is by latches and by
+// waiting for counters (stats().misses: each waiter is counted under its stripe's lock before it
+// waits), never by sleeping. Runs under TSan too.
 #include "chronocache/loading/loading_cache.h"
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <future>
 #include <latch>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -264,12 +266,16 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
       },
       {}, {}, clock);
   std::atomic<int> wrong{0};
+  const auto right = [](const Result& result, int key) {
+    return result.has_value() ? result.value() == numbered("k", key)
+                              : result.is_not_found() && key % 7 == 0;
+  };
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 2000; ++i) {
         const int key = (i * 13 + t) % 64;
-        switch ((i + t) % 8) {
+        switch ((i + t) % 11) {
           case 0:
             cache.put(key, numbered("k", key));
             break;
@@ -282,12 +288,19 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
           case 3:
             if (t == 0) clock.advance(std::chrono::milliseconds(1));
             break;
-          default: {
-            const Result result = cache.get(key);
-            const bool ok = result.has_value() ? result.value() == numbered("k", key)
-                                               : result.is_not_found() && key % 7 == 0;
-            if (!ok) ++wrong;
+          case 4:
+            if (i % 50 == 4) cache.invalidate_all();
+            break;
+          case 5: {
+            const std::optional<Result> cached = cache.get_if_present(key);
+            if (cached && !right(*cached, key)) ++wrong;
+            break;
           }
+          case 6:
+            if (!right(cache.refresh(key).get(), key)) ++wrong;
+            break;
+          default:
+            if (!right(cache.get(key), key)) ++wrong;
         }
       }
     });
