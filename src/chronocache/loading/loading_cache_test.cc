@@ -399,7 +399,7 @@ TEST(LoadingCache, DestructionCancelsQueuedLoadsWithAnErrorAndWaitsForTheRunning
   EXPECT_EQ(cache->prefetch(3), PrefetchOutcome::kScheduled);
   std::thread destroyer([&] { cache.reset(); });
   // Released with an error as soon as shutdown begins, while the running load still runs.
-  const Result cancelled = queued.get();
+  const Result& cancelled = queued.get();
   ASSERT_TRUE(cancelled.is_error());
   EXPECT_EQ(cancelled.error().code, LoadErrorCode::kShutDown);
   EXPECT_NE(running.wait_for(0s), std::future_status::ready);

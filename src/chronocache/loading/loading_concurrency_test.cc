@@ -155,6 +155,7 @@ TEST(LoadingCacheThreads, ALoadErrorReachesEveryWaiterAndIsNotCached) {
       {}, {}, clock);
   std::atomic<int> errors{0};
   std::vector<std::thread> threads;
+  threads.reserve(kWaiters);
   for (int i = 0; i < kWaiters; ++i) {
     threads.emplace_back([&] {
       const Result result = cache.get(5);
@@ -271,6 +272,7 @@ TEST(LoadingCacheThreads, MixedTrafficStaysConsistent) {
                               : result.is_not_found() && key % 7 == 0;
   };
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 2000; ++i) {

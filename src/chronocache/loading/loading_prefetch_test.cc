@@ -154,6 +154,7 @@ struct RecordingBulkLoader {
   std::vector<Result> operator()(std::span<const int> keys) const {
     calls->emplace_back(keys.begin(), keys.end());
     std::vector<Result> results;
+    results.reserve(keys.size());
     for (const int key : keys) results.emplace_back(std::to_string(key));
     return results;
   }
@@ -238,6 +239,7 @@ struct CountingBulkLoader {
   std::vector<Result> operator()(std::span<const int> keys) const {
     *keys_loaded += static_cast<int>(keys.size());
     std::vector<Result> results;
+    results.reserve(keys.size());
     for (const int key : keys) results.emplace_back(std::to_string(key));
     return results;
   }
@@ -258,6 +260,7 @@ void read_own_sequences_from_threads(LoadingOptions options, bool with_bulk_load
   std::latch start(kThreads);
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       start.arrive_and_wait();

@@ -36,6 +36,7 @@ void hammer(Model& model, MakeKey make_key, int ops_per_thread) {
   std::atomic<long> torn{0};
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       std::mt19937_64 rng(static_cast<std::uint64_t>(t) + 1);
@@ -83,6 +84,7 @@ TEST(SuccessorModelConcurrency, StreamsPerThreadLearnTheirOwnCycles) {
   SuccessorModel<std::uint64_t> model;
   std::barrier start(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       AccessStream<std::uint64_t> stream;
