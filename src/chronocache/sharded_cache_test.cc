@@ -437,6 +437,7 @@ TEST(ShardedCache, ReadsSurviveGrowthAndClearBesideThem) {
   std::atomic<bool> failed{false};
   std::atomic<std::uint64_t> hits{0};
   std::vector<std::thread> readers;
+  readers.reserve(2);
   for (int r = 0; r < 2; ++r) {
     readers.emplace_back([&, r] {
       std::mt19937_64 rng(static_cast<unsigned>(r + 11));
@@ -790,6 +791,7 @@ RunResult run_readers_and_writers(Cache& cache, std::vector<std::int64_t>& last,
   std::atomic<std::uint64_t> hits{0};
   std::atomic<std::uint64_t> misses{0};
   std::vector<std::thread> threads;
+  threads.reserve(kWriters);
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
       start.arrive_and_wait();
@@ -901,6 +903,7 @@ TYPED_TEST(ShardedConcurrency, ACaptureWhileThreadsReadAndWriteIsOneInstant) {
   std::atomic<bool> failed{false};
   std::atomic<int> rounds_done{0};
   std::vector<std::thread> threads;
+  threads.reserve(kWriters);
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
       for (std::int64_t round = 1; !stop.load(); ++round) {

@@ -1,6 +1,7 @@
 // Which keys a cache holds, for the policy tests' victim-order checks (policy/*_test.cc).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace chronocache::test_support {
@@ -18,6 +19,7 @@ std::vector<int> held(const CacheT& cache, const std::vector<int>& keys) {
 // 0, 1, ..., below - 1: the keys a test wrote, when it wrote them all.
 inline std::vector<int> keys_below(int below) {
   std::vector<int> keys;
+  keys.reserve(static_cast<std::size_t>(below > 0 ? below : 0));
   for (int key = 0; key < below; ++key) keys.push_back(key);
   return keys;
 }

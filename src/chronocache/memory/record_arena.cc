@@ -48,6 +48,13 @@ constexpr std::size_t kBookkeepingBytes = 4096;
 // The freed-record list is threaded through the records: the smallest class must hold a pointer.
 static_assert(SizeClasses::bytes_of(0) >= sizeof(void*));
 static_assert(SizeClasses::kMaxClassBytes <= RecordArena::kPageBytes);
+
+// The start of the chunk `p` lies in (chunks are aligned to their size), reached from `p` itself:
+// pointer arithmetic keeps its provenance, which a cast from an integer would lose.
+unsigned char* chunk_start(const void* p) noexcept {
+  auto* bytes = static_cast<unsigned char*>(const_cast<void*>(p));
+  return bytes - (reinterpret_cast<std::uintptr_t>(p) & (RecordArena::kChunkBytes - 1));
+}
 }  // namespace
 
 // ---- Lists --------------------------------------------------------------------------------------
@@ -81,20 +88,20 @@ void RecordArena::PageList::remove(PageInfo* page) noexcept {
 
 RecordArena::PageInfo* RecordArena::page_info(const void* record) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(record);
-  auto* chunk = reinterpret_cast<Chunk*>(address & ~(kChunkBytes - 1));
+  auto* chunk = reinterpret_cast<Chunk*>(chunk_start(record));
   return &chunk->pages[(address / kPageBytes) % kPagesPerChunk];
 }
 
 RecordArena& RecordArena::owner_of(const void* record) noexcept {
-  const auto address = reinterpret_cast<std::uintptr_t>(record);
-  return *reinterpret_cast<const Chunk*>(address & ~(kChunkBytes - 1))->owner;
+  return *reinterpret_cast<const Chunk*>(chunk_start(record))->owner;
 }
 
 unsigned char* RecordArena::page_address(const PageInfo* page) noexcept {
-  const auto info = reinterpret_cast<std::uintptr_t>(page);
-  const std::uintptr_t chunk = info & ~(kChunkBytes - 1);
-  const std::size_t index = (info - chunk - offsetof(Chunk, pages)) / sizeof(PageInfo);
-  return reinterpret_cast<unsigned char*>(chunk + index * kPageBytes);
+  unsigned char* chunk = chunk_start(page);
+  const std::size_t index = (reinterpret_cast<std::uintptr_t>(page) -
+                             reinterpret_cast<std::uintptr_t>(chunk) - offsetof(Chunk, pages)) /
+                            sizeof(PageInfo);
+  return chunk + index * kPageBytes;
 }
 
 // ---- Records ------------------------------------------------------------------------------------
@@ -248,12 +255,12 @@ bool RecordArena::map_chunk() noexcept {
   if (raw == MAP_FAILED) return false;
   const auto start = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = (start + kChunkBytes - 1) & ~(kChunkBytes - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  const std::uintptr_t end = start + 2 * kChunkBytes;
-  if (end > aligned + kChunkBytes)
-    munmap(reinterpret_cast<void*>(aligned + kChunkBytes), end - aligned - kChunkBytes);
+  const std::size_t head = aligned - start;  // trimmed before the chunk; kChunkBytes - head after
+  unsigned char* base = static_cast<unsigned char*>(raw) + head;
+  if (head > 0) munmap(raw, head);
+  if (head < kChunkBytes) munmap(base + kChunkBytes, kChunkBytes - head);
   static_assert(sizeof(Chunk) <= kBookkeepingBytes);
-  auto* chunk = ::new (reinterpret_cast<void*>(aligned)) Chunk;
+  auto* chunk = ::new (base) Chunk;
   chunk->owner = this;
   chunk->next = chunks_head_;
   chunks_head_ = chunk;

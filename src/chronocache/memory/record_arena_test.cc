@@ -139,9 +139,11 @@ std::size_t resident_pages(const std::vector<void*>& records) {
   EXPECT_EQ(sysconf(_SC_PAGESIZE), static_cast<long>(kOsPage));
   std::size_t resident = 0;
   for (void* p : records) {
-    const auto page = reinterpret_cast<std::uintptr_t>(p) & ~(RecordArena::kPageBytes - 1);
+    // The record's page, reached from the record's pointer (no integer-to-pointer cast).
+    unsigned char* page = static_cast<unsigned char*>(p) -
+                          (reinterpret_cast<std::uintptr_t>(p) & (RecordArena::kPageBytes - 1));
     unsigned char vec[RecordArena::kPageBytes / kOsPage] = {};
-    EXPECT_EQ(mincore(reinterpret_cast<void*>(page), RecordArena::kPageBytes, vec), 0);
+    EXPECT_EQ(mincore(page, RecordArena::kPageBytes, vec), 0);
     bool any = false;
     for (const unsigned char v : vec) any = any || (v & 1) != 0;
     resident += any ? 1 : 0;
@@ -176,11 +178,13 @@ TEST(RecordArena, EmptiedPagesGoBackToTheOsBeyondAFewSpares) {
 TEST(RecordArena, PagesEmptiedByOneClassServeAnother) {
   RecordArena arena;
   std::vector<void*> small;
+  small.reserve(200'000);
   for (int i = 0; i < 200'000; ++i) small.push_back(arena.allocate(24));
   const std::size_t mapped = arena.mapped_bytes();
   for (void* p : small) arena.deallocate(p, 24);
   // The same bytes again, in a class four times the size: no new chunk.
   std::vector<void*> large;
+  large.reserve(50'000);
   for (int i = 0; i < 50'000; ++i) large.push_back(arena.allocate(96));
   EXPECT_EQ(arena.mapped_bytes(), mapped);
   for (void* p : large) arena.deallocate(p, 96);
@@ -244,6 +248,7 @@ TEST(RecordArena, CompactionEmptiesSparsePagesThroughTheOwnersMoves) {
 TEST(RecordArena, ATightClassIsLeftAlone) {
   RecordArena arena;
   std::vector<void*> records;
+  records.reserve(100'000);
   for (int i = 0; i < 100'000; ++i) records.push_back(arena.allocate(40));
   EXPECT_EQ(arena.plan_compaction(), 0u);
   for (void* p : records) EXPECT_FALSE(arena.should_relocate(p, 40));

@@ -508,6 +508,8 @@ void cluster_help(CommandContext& ctx) {
       "DELSLOTS <slot> [<slot> ...]",
       "    Delete slots information from current node.",
       "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
+      // One line of Redis's text, split for width (not a missing comma).
+      // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
       "    Delete slots information which are between <start-slot> and <end-slot> from current "
       "node.",
       "FAILOVER [FORCE|TAKEOVER]",

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -152,10 +153,8 @@ void memory_usage(CommandContext& ctx) {
   }
   const Blob* record = ctx.db().find(ctx.args[2], ctx.now);
   if (record == nullptr) return ctx.reply.null();
-  // A signedness cast between 64-bit types, not a widening.
-  // NOLINTNEXTLINE(bugprone-misplaced-widening-cast)
-  ctx.reply.integer(
-      static_cast<long long>(record->heap_bytes() + ctx.db().engine().entry_table_bytes()));
+  const std::size_t bytes = record->heap_bytes() + ctx.db().engine().entry_table_bytes();
+  ctx.reply.integer(static_cast<long long>(bytes));
 }
 
 std::size_t allocated_bytes() {

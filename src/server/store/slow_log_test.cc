@@ -57,6 +57,7 @@ TEST(SlowLog, LongCommandsAndArgumentsAreCutAsRedisCutsThem) {
   SlowLog log;
   log.configure({.slower_than_usec = 0, .max_len = 10});
   std::vector<std::string> words;
+  words.reserve(40);
   for (int i = 0; i < 40; ++i) words.push_back(std::string(1, 'w').append(std::to_string(i)));
   words[1] = std::string(200, 'x');
   std::vector<std::string_view> args(words.begin(), words.end());
