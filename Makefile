@@ -54,7 +54,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-upstream bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-upstream bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-peer fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -298,6 +298,7 @@ report: build-release
 #   snapshot_fuzz  the snapshot loader
 #   http_fuzz      the metrics endpoint's HTTP request reader
 #   dump_payload_fuzz  RESTORE's DUMP payload decoder
+#   peer_reply_fuzz    the reply framing of a connection to a cluster peer or an --upstream
 # New inputs that grow coverage collect in build/fuzz/corpus and build/fuzz/snapshot-corpus.
 FUZZ_SECONDS ?= 60
 FUZZ_CXX := clang++-14
@@ -321,6 +322,9 @@ HTTP_FUZZ_RUN := -max_len=12000 -timeout=10 -rss_limit_mb=2048 -print_final_stat
 DUMP_FUZZ_BIN := build/fuzz/dump_payload_fuzz
 DUMP_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,src/persistence/dump_payload.cc tests/fuzz/dump_payload_fuzz.cc)
 DUMP_FUZZ_RUN := -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+PEER_FUZZ_BIN := build/fuzz/peer_reply_fuzz
+PEER_FUZZ_OBJECTS := $(patsubst %.cc,build/fuzz/obj/%.o,src/server/cluster/peer_reply.cc tests/fuzz/peer_reply_fuzz.cc)
+PEER_FUZZ_RUN := -max_len=70000 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 build/fuzz/obj/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -338,8 +342,11 @@ $(HTTP_FUZZ_BIN): $(HTTP_FUZZ_OBJECTS)
 $(DUMP_FUZZ_BIN): $(DUMP_FUZZ_OBJECTS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@ -lxxhash
 
+$(PEER_FUZZ_BIN): $(PEER_FUZZ_OBJECTS)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) $^ -o $@
+
 -include $(FUZZ_OBJECTS:.o=.d) $(SNAPSHOT_FUZZ_OBJECTS:.o=.d) $(HTTP_FUZZ_OBJECTS:.o=.d) \
-  $(DUMP_FUZZ_OBJECTS:.o=.d)
+  $(DUMP_FUZZ_OBJECTS:.o=.d) $(PEER_FUZZ_OBJECTS:.o=.d)
 
 fuzz: setup $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
@@ -356,18 +363,23 @@ fuzz-http: setup $(HTTP_FUZZ_BIN)
 	$(HTTP_FUZZ_BIN) $(HTTP_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build/fuzz/http- build/fuzz/http-corpus tests/fuzz/http_corpus
 
+fuzz-peer: setup $(PEER_FUZZ_BIN)
+	@mkdir -p build/fuzz/peer-corpus
+	$(PEER_FUZZ_BIN) $(PEER_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build/fuzz/peer- build/fuzz/peer-corpus tests/fuzz/peer_reply_corpus
+
 fuzz-dump: setup $(DUMP_FUZZ_BIN)
 	@mkdir -p build/fuzz/dump-corpus
 	$(DUMP_FUZZ_BIN) $(DUMP_FUZZ_RUN) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build/fuzz/dump- build/fuzz/dump-corpus tests/fuzz/dump_payload_corpus
 
-# Ten seconds each from the checked-in seeds (five for the small HTTP reader and the DUMP
-# payload decoder): a crash or sanitizer report fails make test.
-fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN) $(DUMP_FUZZ_BIN)
+# Ten seconds each from the checked-in seeds (five for the small HTTP reader, the DUMP payload
+# decoder and the peer reply framing): a crash or sanitizer report fails make test.
+fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN) $(DUMP_FUZZ_BIN) $(PEER_FUZZ_BIN)
 	@rm -rf build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus \
-	  build/fuzz/dump-smoke-corpus
+	  build/fuzz/dump-smoke-corpus build/fuzz/peer-smoke-corpus
 	@mkdir -p build/fuzz/smoke-corpus build/fuzz/snapshot-smoke-corpus build/fuzz/http-smoke-corpus \
-	  build/fuzz/dump-smoke-corpus
+	  build/fuzz/dump-smoke-corpus build/fuzz/peer-smoke-corpus
 	$(FUZZ_BIN) $(FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/ \
 	  build/fuzz/smoke-corpus tests/fuzz/corpus
 	$(SNAPSHOT_FUZZ_BIN) $(SNAPSHOT_FUZZ_RUN) -max_total_time=10 -artifact_prefix=build/fuzz/snapshot- \
@@ -376,6 +388,8 @@ fuzz-smoke: setup $(FUZZ_BIN) $(SNAPSHOT_FUZZ_BIN) $(HTTP_FUZZ_BIN) $(DUMP_FUZZ_
 	  build/fuzz/http-smoke-corpus tests/fuzz/http_corpus
 	$(DUMP_FUZZ_BIN) $(DUMP_FUZZ_RUN) -max_total_time=5 -artifact_prefix=build/fuzz/dump- \
 	  build/fuzz/dump-smoke-corpus tests/fuzz/dump_payload_corpus
+	$(PEER_FUZZ_BIN) $(PEER_FUZZ_RUN) -max_total_time=5 -artifact_prefix=build/fuzz/peer- \
+	  build/fuzz/peer-smoke-corpus tests/fuzz/peer_reply_corpus
 
 clean:
 	rm -rf build

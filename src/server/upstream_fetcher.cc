@@ -126,6 +126,12 @@ std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
         if (!value) break;
         const std::optional<PeerReply> ttl = connection->read_reply(left_until(deadline), error);
         if (!ttl) break;
+        // An array or another reply GET and PTTL never give: what follows it cannot be told
+        // apart from the next keys' replies, so this key and the rest of the batch fail.
+        if (value->kind == PeerReply::Kind::kOther || ttl->kind == PeerReply::Kind::kOther) {
+          error = "unexpected reply to GET or PTTL";
+          break;
+        }
         Outcome& outcome = outcomes[asked[answered]];
         if (value->kind == PeerReply::Kind::kBulk) {
           outcome.state = UpstreamWait::State::kValue;
@@ -135,7 +141,7 @@ std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
         } else if (value->kind == PeerReply::Kind::kError) {
           outcome.text = std::move(value->text);  // WRONGTYPE and the like, as the upstream says
         } else {
-          fail(outcome, "unexpected reply to GET");
+          fail(outcome, "unexpected reply to GET");  // a simple string or an integer
         }
         if (ttl->kind == PeerReply::Kind::kInteger) {
           const std::string& t = ttl->text;

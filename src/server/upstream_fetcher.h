@@ -62,7 +62,8 @@ class UpstreamFetcher {
   void run();
   // GET and PTTL for each of `jobs` over `connection` (opened if it is not), in one write, every
   // step within one `timeout`; a job that waited longer than that in the queue fails unasked.
-  // A connection that fails or times out is dropped, and its outcomes say connection_failed.
+  // A connection that fails, times out or answers what GET and PTTL never do (an array) is
+  // dropped, and the outcomes it leaves say connection_failed.
   static std::vector<Outcome> fetch(std::optional<PeerConnection>& connection,
                                     const UpstreamAddress& address,
                                     std::chrono::milliseconds timeout,

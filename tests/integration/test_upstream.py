@@ -5,6 +5,7 @@ single-flight per key, and the waiting clients are answered when it ends; writes
 on a read-only replica. docs/design/server.md, "Read-through near-cache (--upstream)".
 """
 import socket
+import threading
 import time
 
 import pytest
@@ -192,6 +193,55 @@ def test_a_silent_upstream_times_out_and_the_server_stays_healthy(start_server, 
     assert 0.25 < elapsed < 2.0, elapsed
     assert message.startswith(f"upstream 127.0.0.1:{port} unavailable: ")
     assert other.ping()
+
+
+@pytest.fixture
+def garbled_upstream():
+    """start(answer) -> the port of an upstream that answers every request it reads with the
+    bytes `answer` (a broken or hostile server: what no Redis sends to GET and PTTL)."""
+    listeners = []
+
+    def start(answer):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listeners.append(listener)
+
+        def serve():
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                with conn:
+                    try:
+                        while conn.recv(65536):
+                            conn.sendall(answer)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=serve, daemon=True).start()
+        return listener.getsockname()[1]
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+@pytest.mark.parametrize("answer,reason", [
+    (b"*2\r\n$1\r\na\r\n$1\r\nb\r\n", "unexpected reply to GET or PTTL"),
+    (b"+" + b"x" * 70000, "malformed reply"),
+], ids=["an array", "a line without end"])
+def test_an_upstream_answering_garbage_gets_an_error_not_a_hang(start_server, garbled_upstream,
+                                                                 answer, reason):
+    port = garbled_upstream(answer)
+    cache = start_server("--upstream", f"127.0.0.1:{port}", "--upstream-timeout-ms", "5000")
+    c = cache.client(decode_responses=True)
+    start = time.monotonic()
+    assert error_of(c, "GET", "k") == f"upstream 127.0.0.1:{port} unavailable: {reason}"
+    assert time.monotonic() - start < 2.0  # refused at once, not after the timeout
+    assert c.ping()
+    assert cache.alive()
 
 
 def test_shutdown_with_a_fetch_in_flight_exits_cleanly(start_server, silent_upstream):

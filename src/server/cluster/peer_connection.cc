@@ -7,15 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
 namespace chronocached {
 namespace {
-
-constexpr std::size_t kMaxBulk = std::size_t{512} << 20;  // Redis's proto-max-bulk-len
 
 int to_poll_ms(std::chrono::milliseconds timeout) {
   return static_cast<int>(std::max<std::chrono::milliseconds::rep>(timeout.count(), 0));
@@ -129,55 +127,13 @@ bool PeerConnection::send(std::string_view bytes, std::chrono::milliseconds time
   return true;
 }
 
-std::size_t PeerConnection::complete_reply_length(PeerReply& reply, bool& malformed) const {
-  const std::string_view in = buffer_;
-  const std::size_t line_end = in.find("\r\n");
-  if (line_end == std::string_view::npos) return 0;
-  const std::string_view line = in.substr(1, line_end - 1);
-  switch (in[0]) {
-    case '+':
-      reply = {PeerReply::Kind::kSimple, std::string(line)};
-      return line_end + 2;
-    case '-':
-      reply = {PeerReply::Kind::kError, std::string(line)};
-      return line_end + 2;
-    case ':':
-      reply = {PeerReply::Kind::kInteger, std::string(line)};
-      return line_end + 2;
-    case '_':
-      reply = {PeerReply::Kind::kNil, ""};
-      return line_end + 2;
-    case '$':
-    case '=': {
-      if (line == "-1") {
-        reply = {PeerReply::Kind::kNil, ""};
-        return line_end + 2;
-      }
-      std::size_t length = 0;
-      const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), length);
-      if (ec != std::errc() || end != line.data() + line.size() || length > kMaxBulk) {
-        malformed = true;
-        return 0;
-      }
-      if (in.size() < line_end + 2 + length + 2) return 0;
-      std::string_view text = in.substr(line_end + 2, length);
-      if (in[0] == '=') text.remove_prefix(std::min<std::size_t>(4, text.size()));  // "txt:"
-      reply = {PeerReply::Kind::kBulk, std::string(text)};
-      return line_end + 2 + length + 2;
-    }
-    default:
-      reply = {PeerReply::Kind::kOther, std::string(in.substr(0, line_end))};
-      return line_end + 2;
-  }
-}
-
 std::optional<PeerReply> PeerConnection::read_reply(std::chrono::milliseconds timeout,
                                                     std::string& error) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     PeerReply reply;
     bool malformed = false;
-    if (const std::size_t used = complete_reply_length(reply, malformed); used > 0) {
+    if (const std::size_t used = frame_peer_reply(buffer_, reply, malformed); used > 0) {
       buffer_.erase(0, used);
       return reply;
     }

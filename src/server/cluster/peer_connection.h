@@ -3,8 +3,7 @@
 // view; MIGRATE hands keys over). Every step waits at most its timeout, so a peer that is gone or
 // silent costs the command that long and no more; Redis's MIGRATE blocks its server the same way.
 //
-// It reads only the replies those commands get: a simple string, an error, an integer, a bulk or
-// verbatim string (arrays and the rest are reported as kOther, unread beyond their first line).
+// It reads only the replies those commands get (peer_reply.h: arrays and the rest are kOther).
 #pragma once
 
 #include <chrono>
@@ -15,13 +14,9 @@
 #include <string>
 #include <string_view>
 
-namespace chronocached {
+#include "server/cluster/peer_reply.h"
 
-struct PeerReply {
-  enum class Kind : std::uint8_t { kSimple, kError, kInteger, kBulk, kNil, kOther };
-  Kind kind = Kind::kOther;
-  std::string text;  // the line without its type byte, or the bulk's bytes ("txt:" dropped)
-};
+namespace chronocached {
 
 class PeerConnection {
  public:
@@ -38,7 +33,8 @@ class PeerConnection {
   // Writes all of `bytes` (several commands at once, if they were appended together). False,
   // with `error`, on a failure or the timeout; errno is kept for the caller (ETIMEDOUT).
   bool send(std::string_view bytes, std::chrono::milliseconds timeout, std::string& error);
-  // The next reply; nullopt, with `error`, on a failure, the timeout, or a reply over 512 MiB.
+  // The next reply; nullopt, with `error`, on a failure, the timeout, or bytes that make no reply
+  // (frame_peer_reply's malformed: a bulk over 512 MiB, a line over 64 KiB).
   std::optional<PeerReply> read_reply(std::chrono::milliseconds timeout, std::string& error);
   // This end's address, as the peer reaches this host ("" if the system cannot say).
   std::string local_ip() const;
@@ -46,8 +42,6 @@ class PeerConnection {
  private:
   explicit PeerConnection(int fd) noexcept : fd_(fd) {}
   bool wait(short events, std::chrono::milliseconds timeout);
-  // The length of the next complete reply in buffer_, or 0 while more must arrive.
-  std::size_t complete_reply_length(PeerReply& reply, bool& malformed) const;
 
   int fd_ = -1;
   std::string buffer_;  // received and not yet returned
