@@ -55,7 +55,7 @@ void UpstreamFetcher::run() {
   std::optional<PeerConnection> connection;
   for (;;) {
     std::vector<FetchQueue::Job> jobs;
-    std::vector<std::int64_t> waited_ms;
+    std::int64_t now_ms = 0;
     UpstreamAddress address;
     std::chrono::milliseconds timeout{0};
     {
@@ -74,10 +74,9 @@ void UpstreamFetcher::run() {
       address = parse_upstream_address(state_.config.upstream).value_or(UpstreamAddress{});
       timeout = std::chrono::milliseconds(state_.config.upstream_timeout_ms);
       advance_clock();
-      for (const FetchQueue::Job& job : jobs)
-        waited_ms.push_back(state_.clock.unix_ms() - job.queued_ms);
+      now_ms = state_.clock.unix_ms();
     }
-    const std::vector<Outcome> outcomes = fetch(connection, address, timeout, jobs, waited_ms);
+    const std::vector<Outcome> outcomes = fetch(connection, address, timeout, jobs, now_ms);
     const chronocache::MutexLock lock(state_.mu);
     const Outcome* broken = nullptr;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -93,8 +92,7 @@ void UpstreamFetcher::run() {
 
 std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
     std::optional<PeerConnection>& connection, const UpstreamAddress& address,
-    std::chrono::milliseconds timeout, std::span<const FetchQueue::Job> jobs,
-    std::span<const std::int64_t> waited_ms) {
+    std::chrono::milliseconds timeout, std::span<const FetchQueue::Job> jobs, std::int64_t now_ms) {
   std::vector<Outcome> outcomes(jobs.size());
   const auto fail = [&](Outcome& outcome, std::string_view why) {
     outcome.state = UpstreamWait::State::kError;
@@ -102,7 +100,7 @@ std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
   };
   std::vector<std::size_t> asked;  // the jobs sent, in the order of their replies
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (waited_ms[i] > timeout.count())
+    if (now_ms - jobs[i].queued_ms > timeout.count())
       fail(outcomes[i], "timed out in the fetch queue");
     else
       asked.push_back(i);

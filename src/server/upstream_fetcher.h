@@ -61,14 +61,13 @@ class UpstreamFetcher {
   struct Outcome;
   void run();
   // GET and PTTL for each of `jobs` over `connection` (opened if it is not), in one write, every
-  // step within one `timeout`; a job that waited longer than that in the queue fails unasked.
+  // step within one `timeout`; a job queued more than that before `now_ms` fails unasked.
   // A connection that fails, times out or answers what GET and PTTL never do (an array) is
   // dropped, and the outcomes it leaves say connection_failed.
   static std::vector<Outcome> fetch(std::optional<PeerConnection>& connection,
                                     const UpstreamAddress& address,
                                     std::chrono::milliseconds timeout,
-                                    std::span<const FetchQueue::Job> jobs,
-                                    std::span<const std::int64_t> waited_ms);
+                                    std::span<const FetchQueue::Job> jobs, std::int64_t now_ms);
   // Moves the shared clock to the system's reading (as a loop's batch would).
   void advance_clock() CC_REQUIRES(state_.mu);
   // `prefetched`: the fetch was upstream-prefetch's (counted used once a client reads it).
