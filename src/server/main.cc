@@ -8,6 +8,7 @@
 
 #include "server/base/version.h"
 #include "server/config/server_config.h"
+#include "server/loop.h"
 #include "server/server.h"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", load.error.c_str());
     return 1;
   }
+  // Before the first log line: a supervisor (or a test) that sends SIGTERM as soon as it sees the
+  // server start must get a clean shutdown, not the default action's kill. A signal that arrives
+  // before the loops run is acted on at loop 0's first tick.
+  Loop::install_stop_signals();
   Server server(std::move(load.config));
   server.state().process.executable = argv[0];
   std::string error;

@@ -264,9 +264,9 @@ bool Server::load_snapshot() {
 }
 
 void Server::run() {
-  Loop::install_stop_signals();
-  // The other loops' threads block SIGINT and SIGTERM (a thread inherits the mask it is created
-  // with): the signals wake loop 0's epoll_wait, which starts the shutdown.
+  // main installed the stop signals' handler before startup. The other loops' threads block
+  // SIGINT and SIGTERM (a thread inherits the mask it is created with): the signals wake loop 0's
+  // epoll_wait, which starts the shutdown.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
