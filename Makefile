@@ -54,7 +54,7 @@ SERVER_TSAN := build/tsan/src/server/chronocached
 # Debian's interpreter, the one that sees Debian's python3-matplotlib: for what draws charts.
 SYSTEM_PYTHON := /usr/bin/python3
 
-.PHONY: setup build-release build-asan build-tsan build-thread-safety run test format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-upstream bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-peer fuzz-smoke clean
+.PHONY: setup build-release build-asan build-tsan build-thread-safety run test test-suite-asan test-suite-release test-suite-tsan format format-check tidy bench bench-arena bench-memory-return bench-memory bench-instructions bench-threads bench-threads-engine bench-server bench-threads-server bench-expiry bench-maxmemory bench-hitratio bench-prefetch bench-intelligence bench-snapshot bench-loop bench-bgsave-load bench-observability bench-cluster bench-upstream bench-reshard report sim fuzz fuzz-snapshot fuzz-http fuzz-dump fuzz-peer fuzz-smoke clean
 
 setup:
 	@missing=""; \
@@ -123,25 +123,36 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	ctest --preset tsan
 	ctest --preset release -j $(JOBS)
 	./build/release/examples/chronocache_example >/dev/null
-	# The whole suite at four event loops under ASan, and at one loop (today's single-threaded
-	# server) in Release, where the memory figures that need glibc's malloc also run.
+	# The suites that start servers run side by side: each mostly waits on sockets and child
+	# processes (the Release suite alone: 166 s of wall time for 93 s of CPU). Each one's output
+	# is printed whole when it ends (--output-sync); -k lets the others finish after a failure,
+	# and make test still fails. The fuzz targets build meanwhile, one compile at a time.
+	$(MAKE) --no-print-directory -k -j 4 --output-sync=target test-suite-asan test-suite-release \
+	  test-suite-tsan fuzz-smoke
+
+# The whole integration suite at four event loops under ASan.
+test-suite-asan:
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_ASAN) --threads 4
+
+# The whole suite at one loop (today's single-threaded server) in Release, where the memory
+# figures that need glibc's malloc also run; the compatibility suite; the string and TTL suites
+# through twemproxy in front of three nodes (deploy/twemproxy); the report's and the charts' own
+# code (no benchmark runs), with Debian's matplotlib.
+test-suite-release:
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration --server $(SERVER_RELEASE) --threads 1
-	# Many clients on four loops, and cluster mode's handshake thread (MEET, redis-cli --cluster
-	# create), under ThreadSanitizer: any data race fails the test.
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_strings.py \
+	  tests/integration/test_ttl.py --server $(SERVER_RELEASE) --through-twemproxy
+	$(SYSTEM_PYTHON) -m unittest discover -s tests/report -q
+
+# Under ThreadSanitizer, where any data race fails the test: many clients on four loops, cluster
+# mode's handshake thread (MEET, redis-cli --cluster create), --upstream's fetcher threads.
+test-suite-tsan:
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_threads.py --server $(SERVER_TSAN)
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_cluster.py --server $(SERVER_TSAN) \
 	  -k "meet or create or know"
-	# --upstream's fetcher threads, beside four loops.
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_upstream.py --server $(SERVER_TSAN) \
 	  --threads 4
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/compat --server $(SERVER_RELEASE)
-	# The string and TTL suites through twemproxy in front of three nodes (deploy/twemproxy).
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_strings.py \
-	  tests/integration/test_ttl.py --server $(SERVER_RELEASE) --through-twemproxy
-	# The report's and the charts' own code (no benchmark runs), with Debian's matplotlib.
-	$(SYSTEM_PYTHON) -m unittest discover -s tests/report -q
-	$(MAKE) --no-print-directory -j $(JOBS) fuzz-smoke
 
 # clang-tidy-14 over every file of src/ in the Release build's compile_commands.json (configured,
 # not built), TIDY_JOBS at a time; findings in our headers count, third-party ones do not

@@ -1,11 +1,26 @@
-# cc_test(NAME SOURCES... [LIBS ...] [FLAGS ...]): a GoogleTest binary registered with ctest.
+# cc_test(NAME [OPTIMIZED] SOURCES... [LIBS ...] [FLAGS ...]): a GoogleTest binary registered
+# with ctest. Compiled with CC_TEST_COMPILE_OPTIONS too (the ASan preset's -O0) unless OPTIMIZED:
+# a test whose run time, not its compile time, dominates keeps the preset's optimization.
 function(cc_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "OPTIMIZED" "" "SOURCES;LIBS;FLAGS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE chronocache cc_warnings GTest::gtest GTest::gtest_main
                                         ${ARG_LIBS})
+  if(NOT ARG_OPTIMIZED)
+    target_compile_options(${name} PRIVATE ${CC_TEST_COMPILE_OPTIONS})
+  endif()
   target_compile_options(${name} PRIVATE ${ARG_FLAGS})
   add_test(NAME ${name} COMMAND ${name})
+endfunction()
+
+# cc_noexcept_test(NAME SOURCES... [LIBS ...]): the same tests again, built with -fno-exceptions,
+# for the parts that promise to work without exceptions (STYLE.md, convention 2). Only where
+# CC_NOEXCEPT_TESTS is on: the exception model is a compile-time property that Release checks,
+# and a sanitizer build of the same tests twice would find nothing the first build does not.
+function(cc_noexcept_test name)
+  if(CC_NOEXCEPT_TESTS)
+    cc_test(${name} ${ARGN} FLAGS -fno-exceptions)
+  endif()
 endfunction()
 
 # cc_library(NAME SOURCES... [DEPS ...]): one folder's static library. DEPS are the folders (or
