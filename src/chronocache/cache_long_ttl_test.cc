@@ -172,6 +172,38 @@ TEST(CacheLongTtl, ReadOnlyCallsSeeAFarDeadlinePassAfterOneLongJump) {
   EXPECT_EQ(cache.get(1), std::nullopt);
 }
 
+// Nothing but gets between long jumps of the clock, most of them hits: every answer is exact,
+// whether the jump made a rebase due (past 2^31 ms) or ran past the whole 32-bit window (a far
+// entry, kept in the side map, is then read right after its rebase).
+TEST(CacheLongTtl, HitsAloneStayExactAcrossLongJumps) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  const Duration two_to_31{std::int64_t{1} << 31};
+  cache.put(1, 10, two_to_31 + 5s);         // in the 32-bit window
+  cache.put(2, 20, detail::kWindow + 1ms);  // just past it
+  cache.put(3, 30, days(400));              // far past it
+
+  cache.clock().advance(two_to_31 + 5s - 1ms);  // a rebase is due and nothing has made it
+  EXPECT_EQ(cache.get(1), 10);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(1), std::nullopt);  // at its deadline (this miss rebases)
+  cache.clock().advance(start + detail::kWindow - cache.clock().now());
+  EXPECT_EQ(cache.get(2), 20);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(2), std::nullopt);
+
+  cache.clock().advance(days(60));  // past the window's end since the last rebase
+  EXPECT_EQ(cache.get(3), 30);
+  EXPECT_EQ(cache.get(3), 30);
+  cache.clock().advance(start + days(400) - 1ms - cache.clock().now());
+  EXPECT_EQ(cache.get(3), 30);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(3), std::nullopt);
+  EXPECT_EQ(cache.stats().hits, 5u);
+  EXPECT_EQ(cache.stats().misses, 3u);
+  EXPECT_EQ(cache.size(), 0u);
+}
+
 TEST(CacheLongTtl, FarDeadlinesOfStringKeysFollowTheirEntries) {
   StringCache cache;
   cache.put(std::string_view("far"), "v", days(60));
