@@ -15,8 +15,8 @@ endfunction()
 
 # cc_noexcept_test(NAME SOURCES... [LIBS ...]): the same tests again, built with -fno-exceptions,
 # for the parts that promise to work without exceptions (STYLE.md, convention 2). Only where
-# CC_NOEXCEPT_TESTS is on: the exception model is a compile-time property that Release checks,
-# and a sanitizer build of the same tests twice would find nothing the first build does not.
+# CC_NOEXCEPT_TESTS is on (Release): what such a build compiles differently is the few paths that
+# would throw, which Release runs; the sanitizer presets save the second build of these tests.
 function(cc_noexcept_test name)
   if(CC_NOEXCEPT_TESTS)
     cc_test(${name} ${ARGN} FLAGS -fno-exceptions)
