@@ -125,7 +125,8 @@ test: format-check build-thread-safety build-asan build-tsan build-release
 	# The suites that start servers run side by side: each mostly waits on sockets and child
 	# processes (the Release suite alone: 166 s of wall time for 93 s of CPU). Each one's output
 	# is printed whole when it ends (--output-sync); -k lets the others finish after a failure,
-	# and make test still fails. The fuzz targets build meanwhile, one compile at a time.
+	# and make test still fails. The fuzz targets build meanwhile, one compile at a time until a
+	# suite ends and frees its job slot.
 	$(MAKE) --no-print-directory -k -j 5 --output-sync=target test-suite-asan test-suite-asan-cluster \
 	  test-suite-release test-suite-tsan fuzz-smoke
 
