@@ -68,7 +68,7 @@ void ClusterHandshakes::meet(const ClusterNode& peer, std::uint64_t resets) {
     }
     for (const int index : *added) learned.push_back(map.nodes()[static_cast<std::size_t>(index)]);
     if (!added->empty()) {
-      if (!save_cluster_config(state_.cluster_config_path, map, error))
+      if (!state_.cluster_config->save(map, error))
         state_.logger.log("warning", "Could not save the cluster config: " + error);
       state_.logger.log("notice", "CLUSTER MEET " + where + ": " + std::to_string(added->size()) +
                                       " node(s) learned");

@@ -215,11 +215,12 @@ bool Server::start_cluster(std::string& error) {
   }
   myself.port = state_.process.tcp_port;
   myself.cport = myself.port + 10000 <= 65535 ? myself.port + 10000 : 0;
-  if (!save_cluster_config(path, *map, error)) return false;
+  ClusterConfigFile file(path);
+  if (!file.save(*map, error)) return false;
   log("notice", "Cluster mode: node " + myself.id + ", " + std::to_string(map->assigned_slots()) +
                     " slots assigned, config " + path);
   state_.cluster = std::move(map);
-  state_.cluster_config_path = path;
+  state_.cluster_config = std::move(file);
   handshakes_ = std::make_unique<ClusterHandshakes>(state_);
   handshakes_->start();
   return true;

@@ -30,6 +30,7 @@
 #include "chronocache/predict/successor_model.h"
 #include "server/base/logger.h"
 #include "server/client_state.h"
+#include "server/cluster/cluster_config_file.h"
 #include "server/cluster/cluster_map.h"
 #include "server/cluster/peer_connection.h"
 #include "server/config/server_config.h"
@@ -258,7 +259,7 @@ struct ServerState {
   // Cluster mode (cluster-enabled): this node's slot map, and the file it is saved to after every
   // change. Empty when cluster mode is off.
   std::optional<ClusterMap> cluster;
-  std::string cluster_config_path;
+  std::optional<ClusterConfigFile> cluster_config;
   // MEETs answered and not yet carried out: the handshake thread (cluster_handshakes.h) asks
   // each peer for its view, under no lock, and merges it. Woken by `meets_ready` (with `mu`).
   std::vector<ClusterNode> pending_meets;

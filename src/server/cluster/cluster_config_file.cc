@@ -28,12 +28,22 @@ std::optional<ClusterMap> load_cluster_config(const std::string& path, std::mt19
   return map;
 }
 
-bool save_cluster_config(const std::string& path, const ClusterMap& map, std::string& error) {
+bool ClusterConfigFile::save(const ClusterMap& map, std::string& error) {
   std::unique_ptr<chronocache::persistence::DurableFile> file =
-      chronocache::persistence::DurableFile::create(path, &error);
+      chronocache::persistence::DurableFile::create(path_, &error);
   if (file == nullptr) return false;
   const std::string text = map.config_text();
-  return file->write(text.data(), text.size(), &error) && file->commit(true, &error);
+  const Epochs epochs{map.current_epoch(), map.myself().config_epoch};
+  const bool sync = synced_ != epochs;
+  if (!file->write(text.data(), text.size(), &error) || !file->commit(sync, &error)) {
+    if (sync) synced_.reset();  // in doubt: the next save syncs again
+    return false;
+  }
+  if (sync) {
+    synced_ = epochs;
+    ++syncs_;
+  }
+  return true;
 }
 
 }  // namespace chronocached

@@ -47,7 +47,7 @@ std::optional<std::int64_t> int64_or_reply(CommandContext& ctx, std::string_view
 // memory (as Redis, which exits instead: a cache node keeps serving and says why).
 void save_or_reply(CommandContext& ctx) {
   std::string error;
-  if (save_cluster_config(ctx.server.cluster_config_path, *ctx.server.cluster, error)) {
+  if (ctx.server.cluster_config->save(*ctx.server.cluster, error)) {
     ctx.reply.ok();
     return;
   }
@@ -419,8 +419,7 @@ void cluster_flushslots(CommandContext& ctx) {
 void cluster_saveconfig(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   std::string error;
-  if (save_cluster_config(ctx.server.cluster_config_path, *ctx.server.cluster, error))
-    return ctx.reply.ok();
+  if (ctx.server.cluster_config->save(*ctx.server.cluster, error)) return ctx.reply.ok();
   ctx.reply.error("ERR error saving the cluster node config: " + error);
 }
 
@@ -432,7 +431,7 @@ void cluster_bumpepoch(CommandContext& ctx) {
   const bool bumped = map.bump_epoch_unless_highest();
   if (bumped) {
     std::string error;
-    if (!save_cluster_config(ctx.server.cluster_config_path, map, error))
+    if (!ctx.server.cluster_config->save(map, error))
       return ctx.reply.error("ERR the epoch changed but could not be saved: " + error);
   }
   ctx.reply.simple((bumped ? "BUMPED " : "STILL ") + std::to_string(map.myself().config_epoch));
