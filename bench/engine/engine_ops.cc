@@ -8,7 +8,9 @@
 //
 //   engine_ops <peer> <scenario> <ops>      scenarios: putSingle getHit GetMiss getRandomKeys
 //   mixedZipf; peers: those of engine_bench. engine_ops_sharded, built from this file with
-//   CC_ENGINE_OPS_SHARDED, has the one peer chronocache_sharded (ShardedCache).
+//   CC_ENGINE_OPS_SHARDED, has the one peer chronocache_sharded (ShardedCache). engine_ops_growth,
+//   built with CC_ENGINE_OPS_GROWTH, has the one scenario putStress (fresh keys into a table that
+//   starts empty, so every step of its growth is counted) for every peer.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +66,20 @@ template <class P>
   }
 }
 
+// putStress, in a binary of its own: one more call of put in this one changed how GCC inlines
+// the others (putSingle 78 -> 84 instructions).
+template <class P>
+[[gnu::noinline]] void run_ops_fresh_puts(P& peer, long ops) {
+  for (long i = 0; i < ops; ++i) peer.put(static_cast<int>(i), static_cast<int>(i), 60s);
+}
+
+template <class P>
+int run_fresh_puts(long ops) {
+  P peer;
+  run_ops_fresh_puts(peer, ops);
+  return 0;
+}
+
 template <class P>
 int run(Scenario scenario, long ops) {
   P peer;
@@ -94,6 +110,17 @@ int main(int argc, char** argv) {
   const std::string_view peer_name = argv[1];
   const std::string_view name = argv[2];
   const long ops = std::atol(argv[3]);
+#ifdef CC_ENGINE_OPS_GROWTH
+  if (name != "putStress") {
+    std::fprintf(stderr, "engine_ops_growth: the one scenario is putStress, not %s\n", argv[2]);
+    return 2;
+  }
+  int status = -1;
+  AllPeers<int, int>::for_each([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    if (P::kName == peer_name) status = run_fresh_puts<P>(ops);
+  });
+#else
   Scenario scenario;
   if (name == "putSingle")
     scenario = Scenario::kPutSingle;
@@ -113,7 +140,7 @@ int main(int argc, char** argv) {
 #ifdef CC_ENGINE_OPS_SHARDED
   // A binary of its own: instantiating ShardedCache beside Cache in one program changes how GCC
   // inlines the Cache template they share (putSingle 80 -> 86 instructions for the Cache peer).
-  using Peers = PeerList<ShardedPeer<int, int>>;
+  using Peers = PeerList<ShardedPeer<int, int> >;
 #else
   using Peers = AllPeers<int, int>;
 #endif
@@ -121,6 +148,7 @@ int main(int argc, char** argv) {
     using P = typename decltype(tag)::type;
     if (P::kName == peer_name) status = run<P>(scenario, ops);
   });
+#endif
   if (status < 0) std::fprintf(stderr, "engine_ops: unknown peer %s\n", argv[1]);
   return status < 0 ? 2 : status;
 }
