@@ -28,13 +28,13 @@ std::optional<ClusterMap> load_cluster_config(const std::string& path, std::mt19
   return map;
 }
 
-bool ClusterConfigFile::save(const ClusterMap& map, std::string& error) {
+bool ClusterConfigFile::save(const ClusterMap& map, std::string& error, Sync when) {
   std::unique_ptr<chronocache::persistence::DurableFile> file =
       chronocache::persistence::DurableFile::create(path_, &error);
   if (file == nullptr) return false;
   const std::string text = map.config_text();
   const Epochs epochs{map.current_epoch(), map.myself().config_epoch};
-  const bool sync = synced_ != epochs;
+  const bool sync = when == Sync::kAlways || synced_ != epochs;
   if (!file->write(text.data(), text.size(), &error) || !file->commit(sync, &error)) {
     if (sync) synced_.reset();  // in doubt: the next save syncs again
     return false;

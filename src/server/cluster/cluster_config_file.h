@@ -27,10 +27,15 @@ std::optional<ClusterMap> load_cluster_config(const std::string& path, std::mt19
 // made moving 4 096 slots take minutes.
 class ClusterConfigFile {
  public:
+  enum class Sync {
+    kWhenEpochsMove,  // every change the node makes
+    kAlways,          // CLUSTER SAVECONFIG: the operator asked for the map on disk, as Redis's does
+  };
+
   explicit ClusterConfigFile(std::string path) : path_(std::move(path)) {}
 
   const std::string& path() const noexcept { return path_; }
-  bool save(const ClusterMap& map, std::string& error);
+  bool save(const ClusterMap& map, std::string& error, Sync when = Sync::kWhenEpochsMove);
   // How many saves waited for the disk.
   std::uint64_t syncs() const noexcept { return syncs_; }
 

@@ -56,6 +56,8 @@ TEST_F(ClusterConfigFileTest, EverySaveReadsBackAndOnlyEpochChangesAreSynced) {
   map_->bump_my_epoch();
   ASSERT_TRUE(file_.save(*map_, error_)) << error_;
   EXPECT_EQ(file_.syncs(), 2u);
+  ASSERT_TRUE(file_.save(*map_, error_, ClusterConfigFile::Sync::kAlways)) << error_;
+  EXPECT_EQ(file_.syncs(), 3u);  // CLUSTER SAVECONFIG's save, epochs unchanged
   const ClusterMap again = read_back(file_.path());
   EXPECT_EQ(again.current_epoch(), 1u);
   EXPECT_EQ(again.myself().config_epoch, 1u);

@@ -419,7 +419,8 @@ void cluster_flushslots(CommandContext& ctx) {
 void cluster_saveconfig(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   std::string error;
-  if (ctx.server.cluster_config->save(*ctx.server.cluster, error)) return ctx.reply.ok();
+  if (ctx.server.cluster_config->save(*ctx.server.cluster, error, ClusterConfigFile::Sync::kAlways))
+    return ctx.reply.ok();
   ctx.reply.error("ERR error saving the cluster node config: " + error);
 }
 
