@@ -452,7 +452,7 @@ class Cache {
       if (deadline <= now_) [[unlikely]]
         return PutOutcome::kExpiredOnArrival;
       return cache_->put_absent(std::forward<KArg>(key), std::move(value), deadline, h_,
-                                relative_now_);
+                                relative_now_, ref_);
     }
 
    private:
@@ -479,7 +479,7 @@ class Cache {
     }
 
     Cache* cache_;
-    Ref ref_;
+    Ref ref_;  // found: the entry; not found: where insert() puts the key (find_for_insert)
     Hashed h_;
     TimePoint now_;
     std::uint32_t relative_now_;
@@ -489,11 +489,11 @@ class Cache {
   CC_ALWAYS_INLINE decltype(auto) upsert_prehashed(const Q& key, Hashed h, TimePoint now,
                                                    Access access, Fn&& fn) {
     const std::uint32_t relative_now = relative_now_rebased(now);
-    Ref ref = table_.find(key, h.value);
+    Ref ref = table_.find_for_insert(key, h.value);
     if (ref) [[likely]] {
       if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[unlikely]] {
         erase_expired(ref);
-        ref = Ref{};
+        ref = Ref{};  // names no free slot: the insert looks for one
       }
     }
     if (access == Access::kRead) {
@@ -820,10 +820,6 @@ class Cache {
     if (capture_ != nullptr) [[unlikely]]
       before_write_slow(Table::chunk_of(ref.segment, ref.index));
   }
-  CC_ALWAYS_INLINE void before_insert(Hashed h) {
-    if (capture_ != nullptr) [[unlikely]]
-      before_insert_slow(h.value);
-  }
   [[gnu::noinline]] void before_write_slow(typename Table::Chunk chunk) {
     if (table_.capture_pending(chunk)) hand_over(chunk);
   }
@@ -1000,12 +996,14 @@ class Cache {
   // Inserts a key with no live entry. Inline: out of line (to spare the overwrite path's
   // registers) it cost new-key puts ~15 % (bm_putStress_10M 95 -> 111 ns) and bought nothing
   // measurable on bm_putSingle.
+  // `where`: the lookup's miss, naming the free slot it passed (Table::find_for_insert); dropped
+  // once an eviction (which may shrink a segment) or a capture's hand-over (which may erase) ran.
   template <class Q>
-  PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
-                        std::uint32_t relative_now) {
-    if (options_.max_entries != 0 && table_.size() >= options_.max_entries &&
-        !make_room(relative_now)) {
-      return PutOutcome::kRejectedFull;
+  PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h, std::uint32_t relative_now,
+                        Ref where) {
+    if (options_.max_entries != 0 && table_.size() >= options_.max_entries) {
+      if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
+      where = Ref{};
     }
     if (options_.max_bytes != 0) [[unlikely]] {
       // Room first for what the insert adds: table growth, if its segment is full, the policy's
@@ -1019,12 +1017,17 @@ class Cache {
         return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) +
                entry_bytes;
       };
-      while (memory_used() + incoming() > options_.max_bytes && table_.size() != 0)
+      while (memory_used() + incoming() > options_.max_bytes && table_.size() != 0) {
         if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
+        where = Ref{};
+      }
     }
-    before_insert(h);  // after make_room: an eviction may free the slot the insert takes
-    const Ref fresh = table_.insert_absent(std::forward<Q>(key), std::move(value), h.value,
-                                           detail::kNoDeadlineInWindow, on_move());
+    if (capture_ != nullptr) [[unlikely]] {
+      before_insert_slow(h.value);  // after make_room: an eviction may free the slot it takes
+      where = Ref{};
+    }
+    const Ref fresh = table_.insert_at(where, std::forward<Q>(key), std::move(value), h.value,
+                                       detail::kNoDeadlineInWindow, on_move());
     entry_heap_bytes_ += entry_heap_bytes(*fresh.slot);
     set_deadline(*fresh.slot, deadline);
     table_.meta(fresh) = policy_.on_insert(fresh.id(), h.value);

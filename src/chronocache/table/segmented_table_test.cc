@@ -105,6 +105,58 @@ TEST(SegmentedTable, ProbesContinueThroughTombstonesOfAFullGroup) {
   for (std::uint64_t i = 8; i < 20; ++i) EXPECT_TRUE(found(table, aimed(0, 5, i + 1))) << i;
 }
 
+// find_for_insert's miss names the slot insert_absent would take: the home group's first free
+// slot, or after a longer probe the first free slot the probe passed (a tombstone of a full
+// group before the one that ended it); insert_at stores the key there.
+TEST(SegmentedTable, AMissNamesTheFreeSlotAnInsertWouldTake) {
+  AimedTable table;
+  make_four_groups(table);
+  const auto insert_after_miss = [&](std::uint64_t key) {
+    const AimedTable::Ref miss = table.find_for_insert(key, key);
+    EXPECT_FALSE(miss);
+    EXPECT_EQ(miss.index, table.insert_target(key).index) << key;
+    return table.insert_at(miss, key, static_cast<int>(key % 1000), key, 1, kIgnoreMoves);
+  };
+  for (std::uint64_t i = 0; i < 20; ++i) {
+    const AimedTable::Ref ref = insert_after_miss(aimed(0, 5, i + 1));
+    EXPECT_EQ(ref.index, i) << "group 0 fills lane by lane, then group 1";
+  }
+  // Group 0 is full: erasing its lane 3 leaves a tombstone, which a key probing past it reuses.
+  table.erase_at(table.find(aimed(0, 5, 4), aimed(0, 5, 4)));
+  EXPECT_EQ(insert_after_miss(aimed(0, 9, 50)).index, 3u);
+  // A hit is a hit: the Ref of the entry.
+  const AimedTable::Ref hit = table.find_for_insert(aimed(0, 5, 18), aimed(0, 5, 18));
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit.slot->key, aimed(0, 5, 18));
+  for (std::uint64_t i = 0; i < 20; ++i) EXPECT_EQ(found(table, aimed(0, 5, i + 1)), i != 3) << i;
+  EXPECT_TRUE(found(table, aimed(0, 9, 50)));
+  EXPECT_EQ(table.size(), 20u);
+}
+
+// insert_at with no slot named (Ref{}) or with one whose segment must grow first looks again,
+// as insert_absent: the entry lands, and every other entry is still found after the growth.
+TEST(SegmentedTable, InsertAtLooksAgainWhenTheNamedSlotNeedsGrowth) {
+  IntTable table;
+  std::size_t moves = 0;
+  const auto count_moves = [&](IntTable::SlotType&, TtlOnly::Meta&, SlotId) { ++moves; };
+  int key = 0;
+  while (moves == 0) {  // until an insert grows its segment
+    const IntTable::Ref miss = table.find_for_insert(key, table.hash(key));
+    ASSERT_FALSE(miss);
+    table.insert_at(miss, key, key, table.hash(key), 1, count_moves);
+    ++key;
+  }
+  const IntTable::Ref fresh =
+      table.insert_at(IntTable::Ref{}, -1, -1, table.hash(-1), 1, count_moves);
+  EXPECT_EQ(fresh.slot->key, -1);
+  EXPECT_EQ(table.size(), static_cast<std::size_t>(key) + 1);
+  for (int k = -1; k < key; ++k) {
+    const IntTable::Ref ref = table.find(k, table.hash(k));
+    ASSERT_TRUE(ref) << k;
+    EXPECT_EQ(ref.slot->value, k);
+  }
+}
+
 TEST(SegmentedTable, EraseKeepsProbeChainsIntactForKeysDisplacedSeveralGroups) {
   AimedTable table;
   make_four_groups(table);
