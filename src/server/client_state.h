@@ -36,6 +36,7 @@ struct ClientState {
   std::string lib_version;
   std::string address;        // "ip:port" of the peer
   std::string local_address;  // "ip:port" of our end
+  bool on_this_host = false;  // the peer is on loopback (enable-protected-configs local)
   int fd = -1;
   std::size_t loop = 0;  // the index of the event loop that serves it
   std::size_t db = 0;

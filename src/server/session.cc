@@ -28,6 +28,7 @@ Session::Session(SessionHost& host, ServerState& state, net::EventLoop& loop, Io
   client_.fd = fd;
   client_.address = net::peer_address(fd);
   client_.local_address = net::local_address(fd);
+  client_.on_this_host = net::is_loopback_peer(fd);
   client_.created_ms = host.unix_ms();
   client_.last_active_ms = host.unix_ms();
   client_.authenticated = state_.config.requirepass.empty();

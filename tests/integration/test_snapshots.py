@@ -632,8 +632,42 @@ def test_sigterm_while_loading_the_snapshot_exits_cleanly(server_binary, tmp_pat
     assert rest.index("Ready to accept connections") < rest.index("Received SIGTERM"), rest
 
 
-def test_config_set_dir_dbfilename_save_errors(server_binary, tmp_path):
+def test_dir_and_dbfilename_are_protected_configs(server_binary, tmp_path):
+    """As in Redis 7, CONFIG SET changes where SAVE writes only when enable-protected-configs
+    allows it: "yes", or "local" for a client on this host; that setting itself is immutable."""
     s = start(server_binary, tmp_path)
+    c = s.client(decode_responses=True)
+    for name, value in (("dir", str(tmp_path / "elsewhere")), ("dbfilename", "x.snap")):
+        with pytest.raises(Exception) as e:
+            c.config_set(name, value)
+        assert str(e.value) == (f"CONFIG SET failed (possibly related to argument '{name}') - "
+                                "can't set protected config")
+    with pytest.raises(Exception) as e:
+        c.config_set("enable-protected-configs", "yes")
+    assert str(e.value) == ("CONFIG SET failed (possibly related to argument "
+                            "'enable-protected-configs') - can't set immutable config")
+    assert c.config_get("enable-protected-configs") == {"enable-protected-configs": "no"}
+    assert c.config_get("dir") == {"dir": str(tmp_path)}
+    assert c.config_get("dbfilename") == {"dbfilename": "dump.ccsnap"}
+    shutdown(s)
+    local = start(server_binary, tmp_path, "--enable-protected-configs", "LOCAL")
+    c = local.client(decode_responses=True)
+    assert c.config_get("enable-protected-configs") == {"enable-protected-configs": "local"}
+    assert c.config_set("dbfilename", "mine.snap")  # this test's client is on loopback
+    assert c.config_get("dbfilename") == {"dbfilename": "mine.snap"}
+    shutdown(local)
+
+
+def test_a_bad_enable_protected_configs_stops_the_start(server_binary, tmp_path):
+    proc = subprocess.run([server_binary, "--port", "0", "--dir", str(tmp_path),
+                           "--enable-protected-configs", "sometimes"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0
+    assert "argument(s) must be one of the following: no, yes, local" in proc.stdout + proc.stderr
+
+
+def test_config_set_dir_dbfilename_save_errors(server_binary, tmp_path):
+    s = start(server_binary, tmp_path, "--enable-protected-configs", "yes")
     c = s.client()
     with pytest.raises(Exception) as e:
         c.config_set("dir", str(tmp_path / "missing"))

@@ -44,8 +44,14 @@ void config_get(CommandContext& ctx) {
   }
 }
 
+// Redis 7's enable-protected-configs: "yes", or "local" for a client on this host.
+bool may_set_protected(const CommandContext& ctx) {
+  const std::string& allowed = ctx.server.config.enable_protected_configs;
+  return allowed == "yes" || (allowed == "local" && ctx.client.on_this_host);
+}
+
 // CONFIG SET parameter value [parameter value ...]: all or nothing, checked in Redis's order
-// (unknown name, immutable, repeated, then each value), the first problem reported.
+// (unknown name, immutable or protected, repeated, then each value), the first problem reported.
 void config_set(CommandContext& ctx) {
   if ((ctx.argc() & 1) != 0) return ctx.reply.error(errors::kSyntax);
   std::vector<const ConfigParam*> chosen;
@@ -59,6 +65,8 @@ void config_set(CommandContext& ctx) {
     if (param->secret) ctx.redact(i + 1);  // as soon as it is known, as Redis
     if (!param->runtime) {
       problem = "can't set immutable config";
+    } else if (param->is_protected && !may_set_protected(ctx)) {
+      problem = "can't set protected config";
     } else if (std::find(chosen.begin(), chosen.end(), param) != chosen.end()) {
       problem = "duplicate parameter";
     }

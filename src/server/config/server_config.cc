@@ -89,6 +89,16 @@ std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
       "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
 }
 
+std::optional<std::string> set_enable_protected_configs(ServerConfig& c, std::string_view v) {
+  for (std::string_view choice : {"no", "yes", "local"}) {
+    if (iequals(v, choice)) {
+      c.enable_protected_configs = std::string(choice);
+      return std::nullopt;
+    }
+  }
+  return std::string("argument(s) must be one of the following: no, yes, local");
+}
+
 // Redis's enum-config error lists every accepted value; ours follow Redis's eight.
 std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_view v) {
   if (const MaxmemoryPolicyName* known = find_maxmemory_policy(v)) {
@@ -248,6 +258,11 @@ ConfigParam secret(ConfigParam param) {
   return param;
 }
 
+ConfigParam protect(ConfigParam param) {
+  param.is_protected = true;
+  return param;
+}
+
 const std::vector<ConfigParam>& params() {
   static const std::vector<ConfigParam> table = {
       integer_param<&ServerConfig::port, 0, 65535>("port", false),
@@ -287,9 +302,12 @@ const std::vector<ConfigParam>& params() {
                   set_latency_percentiles, true},
       ConfigParam{"loglevel", [](const ServerConfig& c) { return c.loglevel; }, set_loglevel, true},
       string_param<&ServerConfig::logfile>("logfile", false),
-      ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true},
-      ConfigParam{"dbfilename", [](const ServerConfig& c) { return c.dbfilename; }, set_dbfilename,
-                  true},
+      protect(ConfigParam{"dir", [](const ServerConfig& c) { return c.dir; }, set_dir, true}),
+      protect(ConfigParam{"dbfilename", [](const ServerConfig& c) { return c.dbfilename; },
+                          set_dbfilename, true}),
+      ConfigParam{"enable-protected-configs",
+                  [](const ServerConfig& c) { return c.enable_protected_configs; },
+                  set_enable_protected_configs, false},
       ConfigParam{"save", [](const ServerConfig& c) { return c.save; }, set_save, true},
       bool_param<&ServerConfig::ignore_snapshot_errors>("ignore-snapshot-errors", true),
       bool_param<&ServerConfig::stop_writes_on_bgsave_error>("stop-writes-on-bgsave-error", true),
@@ -328,7 +346,8 @@ const char* const kUsage =
     "          slowlog-log-slower-than slowlog-max-len latency-tracking\n"
     "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
-    "          enable-debug-command cluster-enabled cluster-config-file\n"
+    "          enable-debug-command enable-protected-configs cluster-enabled\n"
+    "          cluster-config-file\n"
     "          upstream upstream-max-ttl-ms upstream-timeout-ms upstream-prefetch\n";
 
 std::span<const ConfigParam> config_params() { return params(); }

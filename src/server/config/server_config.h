@@ -87,6 +87,10 @@ struct ServerConfig {
   bool stop_writes_on_bgsave_error = true;
   std::string appendonly = "no";
   bool enable_debug_command = false;
+  // Redis 7's enable-protected-configs: whether CONFIG SET may change the protected settings
+  // (dir, dbfilename: where SAVE writes), "no" (the default), "yes", or "local" (only from a
+  // client on this host). Set at start only, as in Redis.
+  std::string enable_protected_configs = "no";
   // Redis Cluster's client protocol (docs/design/server.md, "Cluster mode"): hash slots,
   // MOVED/CROSSSLOT redirections and the CLUSTER command, over a slot map kept in
   // cluster-config-file (in `dir`). Set at start only, as in Redis.
@@ -110,6 +114,8 @@ struct ConfigParam {
   std::optional<std::string> (*set)(ServerConfig&, std::string_view value);
   bool runtime;         // CONFIG SET may change it while running
   bool secret = false;  // its value is a password: CONFIG SET's shows as "(redacted)" in SLOWLOG
+  // Redis 7's protected configs: CONFIG SET changes it only as enable-protected-configs allows.
+  bool is_protected = false;
 };
 
 std::span<const ConfigParam> config_params();
