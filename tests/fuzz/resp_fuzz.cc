@@ -15,15 +15,21 @@
 //   * proto-max-bulk-len is held at 1 MB, even after a fuzzed CONFIG SET, so SETRANGE or APPEND
 //     cannot ask for hundreds of megabytes (a limit the server enforces; not what is fuzzed);
 //   * nothing needs the Server object (handlers see ServerState only), so no command is skipped;
-//     SHUTDOWN and CLIENT KILL only set flags that the server's loop would act on.
+//     SHUTDOWN and CLIENT KILL only set flags that the server's loop would act on;
+//   * `dir` is a directory of the run's own, removed at exit, so a fuzzed SAVE writes its
+//     snapshot there and not in the directory make runs from (CONFIG SET dir is refused: a
+//     protected config).
 //
 //   make fuzz              FUZZ_SECONDS (default 60) of fuzzing into build/fuzz/corpus
 //   make fuzz-smoke        10 s from the seeds in tests/fuzz/corpus (part of make test)
 //   build/fuzz/resp_fuzz crash-<hash>      replays one input
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +49,25 @@ using chronocached::ServerConfig;
 using chronocached::ServerState;
 
 constexpr long long kFuzzMaxBulkLen = 1 << 20;
+
+// The run's snapshot directory: made at the first input, removed when the process exits.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "resp_fuzz.XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 constexpr std::int64_t kFixedUnixMs = 1'700'000'000'000;  // 2023-11-14, any fixed instant
 
 // Runs every complete command at the front of `input`; false when the connection would close.
@@ -122,7 +147,9 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
+  static const ScratchDir scratch;
   ServerConfig config;
+  if (!scratch.path().empty()) config.dir = scratch.path();
   config.proto_max_bulk_len = kFuzzMaxBulkLen;
   config.threads = 1;
   ServerState state(config, /*hash_seed=*/0x9e3779b97f4a7c15ULL, chronocached::Logger());
