@@ -371,8 +371,9 @@ class Cache {
   //                            kRejectedFull as put
   // A deadline <= now makes assign and update remove the entry and insert store nothing (k is not
   // converted to K): kExpiredOnArrival, as put. A deadline beyond the 32-bit window is kept exactly
-  // (far deadlines), as put. After an action, entry and anything read through it are invalid
-  // (insert may move slots, erase frees), and fn must not call into this cache at all.
+  // (far deadlines), as put. fn must not call into this cache at all: before the action, insert
+  // takes the free slot the lookup found (another write could take or move it); after it, entry
+  // and anything read through it are invalid (insert may move slots, erase frees).
   //
   // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
   // policy of the access, as get; Access::kPeek counts nothing (put). assign and update are an
