@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <system_error>
 
@@ -78,25 +79,28 @@ ConfigParam bool_param(std::string_view name, bool runtime) {
                      runtime};
 }
 
-std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
-  for (std::string_view level : {"debug", "verbose", "notice", "warning", "nothing"}) {
-    if (iequals(v, level)) {
-      c.loglevel = std::string(level);
+// An enum config: `v` (any case) as the matching choice in `out`, else Redis's error, which lists
+// every accepted value.
+std::optional<std::string> set_one_of(std::string& out, std::string_view v,
+                                      std::initializer_list<std::string_view> choices) {
+  std::string error = "argument(s) must be one of the following: ";
+  for (std::string_view choice : choices) {
+    if (iequals(v, choice)) {
+      out = std::string(choice);
       return std::nullopt;
     }
+    if (choice != *choices.begin()) error.append(", ");
+    error.append(choice);
   }
-  return std::string(
-      "argument(s) must be one of the following: debug, verbose, notice, warning, nothing");
+  return error;
+}
+
+std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
+  return set_one_of(c.loglevel, v, {"debug", "verbose", "notice", "warning", "nothing"});
 }
 
 std::optional<std::string> set_enable_protected_configs(ServerConfig& c, std::string_view v) {
-  for (std::string_view choice : {"no", "yes", "local"}) {
-    if (iequals(v, choice)) {
-      c.enable_protected_configs = std::string(choice);
-      return std::nullopt;
-    }
-  }
-  return std::string("argument(s) must be one of the following: no, yes, local");
+  return set_one_of(c.enable_protected_configs, v, {"no", "yes", "local"});
 }
 
 // Redis's enum-config error lists every accepted value; ours follow Redis's eight.
