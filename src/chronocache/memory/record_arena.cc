@@ -10,15 +10,7 @@
 #include <new>
 
 #include "chronocache/base/assert.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define CC_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define CC_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define CC_POISON(p, n) static_cast<void>(0)
-#define CC_UNPOISON(p, n) static_cast<void>(0)
-#endif
+#include "chronocache/memory/asan_poison.h"
 
 namespace chronocache {
 
@@ -121,11 +113,11 @@ void* RecordArena::allocate(std::size_t bytes) noexcept {
   void* record;
   if (page->free_records != nullptr) {
     record = page->free_records;
-    CC_UNPOISON(record, size);
+    detail::asan_unpoison(record, size);
     std::memcpy(&page->free_records, record, sizeof(void*));  // 4-byte aligned: no void** load
   } else {
     record = page_address(page) + page->bump;
-    CC_UNPOISON(record, size);
+    detail::asan_unpoison(record, size);
     page->bump += static_cast<std::uint32_t>(size);
   }
   ++page->live;
@@ -161,7 +153,7 @@ void RecordArena::deallocate_packed_here(void* record, PageInfo* page) noexcept 
   ClassState& state = classes_[c];
   std::memcpy(record, &page->free_records, sizeof(void*));
   page->free_records = record;
-  CC_POISON(record, size);
+  detail::asan_poison(record, size);
   --page->live;
   --state.records;
   --records_;
@@ -222,7 +214,8 @@ RecordArena::PageInfo* RecordArena::take_empty_page(std::size_t size_class) noex
     page = empty_released_.head;
     empty_released_.remove(page);
   }
-  CC_POISON(page_address(page), kPageBytes);  // records are unpoisoned as they are handed out
+  detail::asan_poison(page_address(page),
+                      kPageBytes);  // records are unpoisoned as they are handed out
   page->free_records = nullptr;
   page->bump = 0;
   page->live = 0;
@@ -276,7 +269,7 @@ bool RecordArena::map_chunk() noexcept {
 RecordArena::~RecordArena() {
   for (Chunk* chunk = chunks_head_; chunk != nullptr;) {
     Chunk* next = chunk->next;
-    CC_UNPOISON(chunk, kChunkBytes);
+    detail::asan_unpoison(chunk, kChunkBytes);
     munmap(chunk, kChunkBytes);
     chunk = next;
   }

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "chronocache/memory/size_classes.h"
+#include "testing/capped_address_space.h"
 
 namespace chronocache {
 namespace {
@@ -259,13 +258,7 @@ TEST(RecordArena, ATightClassIsLeftAlone) {
 // Out of address space, the arena says so with nullptr and stays usable. In a child process,
 // whose address space is capped (sanitizers reserve terabytes of shadow and cannot run capped).
 TEST(RecordArena, RefusedMemoryIsANullRecordNotACrash) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    rlimit cap{};
-    getrlimit(RLIMIT_AS, &cap);
-    cap.rlim_cur = 256 * 1024 * 1024;
-    if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(2);
+  const int code = testing::exit_code_with_capped_address_space(256 * 1024 * 1024, [] {
     RecordArena arena;
     void* last = nullptr;
     std::size_t allocated = 0;
@@ -274,16 +267,13 @@ TEST(RecordArena, RefusedMemoryIsANullRecordNotACrash) {
       if (p == nullptr) break;
       last = p;
       ++allocated;
-      if (allocated > 1'000'000) _exit(3);  // 4 GiB past a 256 MiB cap: the cap did not hold
+      if (allocated > 1'000'000) return 3;  // 4 GiB past a 256 MiB cap: the cap did not hold
     }
-    if (last == nullptr) _exit(4);
+    if (last == nullptr) return 4;
     arena.deallocate(last, 4096);
-    _exit(arena.allocate(4096) != nullptr ? 0 : 5);  // the freed room is reused
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return arena.allocate(4096) != nullptr ? 0 : 5;  // the freed room is reused
+  });
+  EXPECT_EQ(code, 0);
 }
 #endif
 
