@@ -23,7 +23,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Layer of a file: the longest prefix listed here. Each layer lists what it may include (by
 # prefix; a layer may always include itself). Order matters only for readability.
 LAYERS = {
-    # The engine: dependencies point down, cache.h -> policy/table/expiry/memory -> clock -> base.
+    # The engine: dependencies point down, cache.h -> policy/table -> expiry/memory -> clock -> base.
     "chronocache/base/": ["chronocache/base/"],
     "chronocache/clock/": ["chronocache/base/"],
     "chronocache/expiry/": ["chronocache/base/", "chronocache/clock/"],
@@ -34,7 +34,8 @@ LAYERS = {
     # The prefetch model: rows of keys behind their own seqlocks; knows nothing of the cache.
     "chronocache/predict/": ["chronocache/base/", "chronocache/concurrency/atomic_word.h",
                              "chronocache/memory/heap_bytes.h"],
-    "chronocache/table/": ["chronocache/base/", "chronocache/clock/", "chronocache/expiry/"],
+    "chronocache/table/": ["chronocache/base/", "chronocache/clock/", "chronocache/expiry/",
+                           "chronocache/memory/"],
     "chronocache/": ["chronocache/"],
     # Snapshot files on the engine; the simulator beside the server, neither seeing the other.
     "persistence/": ["chronocache/"],

@@ -1,0 +1,140 @@
+#include "chronocache/memory/reservation_pool.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "chronocache/base/assert.h"
+#include "chronocache/memory/asan_poison.h"
+
+namespace chronocache {
+
+namespace {
+bool starts_before(const void* p, std::uintptr_t chunk_base) noexcept {
+  return reinterpret_cast<std::uintptr_t>(p) < chunk_base;
+}
+}  // namespace
+
+ReservationPool::ReservationPool(std::size_t reservation_bytes) noexcept
+    : reservation_bytes_(pages_for(reservation_bytes) * kPageBytes),
+      per_chunk_(kChunkBytes / reservation_bytes_) {
+  CC_ASSERT(reservation_bytes_ > 0 && reservation_bytes_ <= kChunkBytes);
+}
+
+ReservationPool::~ReservationPool() { unmap_all(); }
+
+void* ReservationPool::allocate(std::size_t bytes) noexcept {
+  CC_ASSERT(bytes > 0 && bytes <= reservation_bytes_);
+  const std::size_t pages = pages_for(bytes);
+  std::uint32_t number = 0;
+  if (!free_.empty()) {
+    number = free_.back();
+    free_.pop_back();
+  } else if (unsigned char* fresh = take_reservation(); fresh != nullptr) {
+    number = number_of(fresh);
+  } else {
+    return nullptr;
+  }
+  block_pages_ += pages;
+  peak_block_pages_ = std::max(peak_block_pages_, block_pages_);
+  ++live_blocks_;
+  const std::size_t had = resident_[number];
+  if (had < pages) {
+    // One call maps the pages the block lacks, rather than a fault at each first touch.
+    madvise(starts_[number] + had * kPageBytes, (pages - had) * kPageBytes, MADV_POPULATE_WRITE);
+    resident_[number] = static_cast<std::uint16_t>(pages);
+    resident_pages_ += pages - had;
+  } else if (resident_pages_ - block_pages_ > slack_budget_pages()) {
+    release_pages(number, pages);
+  }
+  peak_resident_pages_ = std::max(peak_resident_pages_, resident_pages_);
+  detail::asan_unpoison(starts_[number], bytes);
+  return starts_[number];
+}
+
+void ReservationPool::deallocate(void* block, std::size_t bytes) noexcept {
+  CC_ASSERT(owns(block) && live_blocks_ > 0);
+  detail::asan_poison(block, reservation_bytes_);
+  --live_blocks_;
+  block_pages_ -= pages_for(bytes);
+  if (live_blocks_ == 0) {
+    // Nothing left: give back every chunk (a cleared table starts again from the heap).
+    unmap_all();
+    return;
+  }
+  const std::uint32_t number = number_of(static_cast<unsigned char*>(block));
+  free_.push_back(number);
+  if (resident_pages_ - block_pages_ > slack_budget_pages()) release_pages(number, 0);
+}
+
+bool ReservationPool::owns(const void* p) const noexcept {
+  const auto after =
+      std::upper_bound(chunks_.begin(), chunks_.end(), p, [](const void* q, const Chunk& chunk) {
+        return starts_before(q, reinterpret_cast<std::uintptr_t>(chunk.base));
+      });
+  if (after == chunks_.begin()) return false;
+  return starts_before(p, reinterpret_cast<std::uintptr_t>(std::prev(after)->base) + kChunkBytes);
+}
+
+std::uint32_t ReservationPool::number_of(const unsigned char* reservation) const noexcept {
+  const auto after = std::upper_bound(
+      chunks_.begin(), chunks_.end(), reservation, [](const void* q, const Chunk& chunk) {
+        return starts_before(q, reinterpret_cast<std::uintptr_t>(chunk.base));
+      });
+  CC_ASSERT(after != chunks_.begin());
+  const Chunk& chunk = *std::prev(after);
+  return chunk.first + static_cast<std::uint32_t>(
+                           static_cast<std::size_t>(reservation - chunk.base) / reservation_bytes_);
+}
+
+unsigned char* ReservationPool::take_reservation() noexcept {
+  if (carved_ == starts_.size()) {
+    void* mapped =
+        mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    auto* base = static_cast<unsigned char*>(mapped);
+    detail::asan_poison(base, kChunkBytes);
+    const Chunk chunk{base, static_cast<std::uint32_t>(starts_.size())};
+    chunks_.insert(std::upper_bound(chunks_.begin(), chunks_.end(), base,
+                                    [](const void* q, const Chunk& c) {
+                                      return starts_before(
+                                          q, reinterpret_cast<std::uintptr_t>(c.base));
+                                    }),
+                   chunk);
+    for (std::size_t i = 0; i < per_chunk_; ++i) starts_.push_back(base + i * reservation_bytes_);
+    resident_.resize(starts_.size(), 0);
+  }
+  return starts_[carved_++];
+}
+
+// Gives back the pages of reservation `number` past its first `keep_pages`. The mapping stays,
+// so the reservation is reused without a system call; its next touch faults in zeroed pages.
+void ReservationPool::release_pages(std::uint32_t number, std::size_t keep_pages) noexcept {
+  const std::size_t had = resident_[number];
+  if (had <= keep_pages) return;
+  madvise(starts_[number] + keep_pages * kPageBytes, (had - keep_pages) * kPageBytes,
+          MADV_DONTNEED);
+  resident_[number] = static_cast<std::uint16_t>(keep_pages);
+  resident_pages_ -= had - keep_pages;
+}
+
+std::size_t ReservationPool::slack_budget_pages() const noexcept {
+  return std::max(2 * pages_for(reservation_bytes_), block_pages_ / 32);
+}
+
+void ReservationPool::unmap_all() noexcept {
+  for (const Chunk& chunk : chunks_) {
+    detail::asan_unpoison(chunk.base,
+                          kChunkBytes);  // a later mapping at this address must not look poisoned
+    munmap(chunk.base, kChunkBytes);
+  }
+  chunks_.clear();
+  starts_.clear();
+  resident_.clear();
+  free_.clear();
+  carved_ = 0;
+  resident_pages_ = 0;
+}
+
+}  // namespace chronocache
