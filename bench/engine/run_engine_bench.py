@@ -421,7 +421,8 @@ def main():
         print(table)
         print()
         print("Heap = live bytes from the counting operator new (malloc_usable_size of each "
-              "block); one process per peer.")
+              "block), plus the resident pages a peer maps itself (chronocache's larger table "
+              "segments); one process per peer.")
         failed |= errors
 
     results.write_results(args.json, "engine", records, conditions)

@@ -230,11 +230,16 @@ class Cache {
     table_.reserve(entries, on_move());
   }
 
-  // Heap bytes held by the table, the policy and far deadlines (not heap owned by keys/values).
+  // Bytes held by the table, the policy and far deadlines (not heap owned by keys/values).
   std::size_t memory_bytes() const noexcept {
     return table_.memory_bytes() + policy_.memory_bytes() + far_.bucket_count() * sizeof(void*) +
            far_.size() * (sizeof(K) + 3 * sizeof(void*));
   }
+
+  // The part of memory_bytes() in pages the table maps itself, outside the heap (its larger
+  // segments: table/segmented_table.h), now and at its peak since the cache was made.
+  std::size_t mapped_bytes() const noexcept { return table_.mapped_bytes(); }
+  std::size_t peak_mapped_bytes() const noexcept { return table_.peak_mapped_bytes(); }
 
   // What max_bytes bounds: memory_bytes() plus the heap that stored keys and values own
   // (HeapBytes). O(1).

@@ -27,6 +27,9 @@ class ChronoCachePeer {
 
   // What the engine believes it holds; engine_memory prints it beside the counted heap bytes.
   std::size_t memory_bytes() const { return cache_.memory_bytes(); }
+  // Memory outside the heap (pages the table maps itself), which engine_memory adds to its count.
+  std::size_t mapped_bytes() const { return cache_.mapped_bytes(); }
+  std::size_t peak_mapped_bytes() const { return cache_.peak_mapped_bytes(); }
 
  private:
   Cache<K, V> cache_;
