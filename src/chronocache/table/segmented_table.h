@@ -37,7 +37,8 @@
 //
 // Erase marks a slot empty when its group still has an empty slot (no probe ever passed through
 // it) and a tombstone otherwise, so lookups for keys displaced past that group still find them.
-// A segment left below half full is rebuilt at its fitted size when its owner asks (shrink).
+// A segment left below half full is rebuilt at its fitted size when its owner asks (shrink), and
+// one left loose by a mass delete 0.86 full.
 //
 // Invariants: every segment keeps at least capacity/16 empty slots (so every probe terminates);
 // segments_[i]->index == i; the directory range of a segment with local depth L is the
@@ -617,11 +618,12 @@ class SegmentedTable {
   // Loose: below 7/10 full and fitting in fewer groups. A segment shrunk while its keys were
   // still leaving (a mass delete crosses half full with a tenth or more of its keys still to go)
   // ends between 1/2 and 0.78 full, above the sparse mark: the owner refits loose segments at
-  // moments it chooses (Cache::shrink_loose_segments).
+  // moments it chooses (Cache::shrink_loose_segments), once the keys have settled, to 0.86
+  // (refit_groups).
   bool is_loose(std::size_t index) const noexcept {
     const SegmentType* seg = segments_[index];
     return std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 7 &&
-           fit_to_pages(fitted_groups(seg->size)) < seg->group_count();
+           fit_to_pages(refit_groups(seg->size)) < seg->group_count();
   }
   // Slots of segment `index`, full or not.
   std::uint32_t segment_capacity(std::size_t index) const noexcept {
@@ -629,13 +631,15 @@ class SegmentedTable {
   }
   // The segment the sweep cursor is in.
   std::size_t sweep_segment() const noexcept { return cursor_segment_; }
-  // Rebuilds a sparse or loose segment at its fitted size (entries move: on_move hears; Refs into
-  // it die).
+  // Rebuilds a sparse segment at its fitted size, a loose one at its refitted size (entries
+  // move: on_move hears; Refs into it die).
   template <class OnMove>
   void shrink(std::size_t index, OnMove&& on_move) {
     SegmentType* seg = segments_[index];
     CC_ASSERT(is_sparse(index) || is_loose(index));
-    rebuild(seg, any_hash_of(seg), fitted_groups(seg->size), on_move);
+    const std::uint32_t groups =
+        is_sparse(index) ? fitted_groups(seg->size) : refit_groups(seg->size);
+    rebuild(seg, any_hash_of(seg), groups, on_move);
   }
 
   // Grows until `entries` fit without further growth. Moves existing entries (on_move hears).
@@ -774,6 +778,13 @@ class SegmentedTable {
   }
   static std::uint32_t fitted_groups(std::size_t entries) noexcept {
     return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 2 + 24) / 25));
+  }
+  // A loose segment (its keys settled after a mass delete) is refitted to 0.86 full, the average
+  // load of a table that grows, so a table that lost keys holds them in about the memory it would
+  // take to load them afresh (at 0.78, 1 M survivors of 2 M took 16.0 MiB of table, 14.0 loaded
+  // alone, where the fresh table happened to stand at 0.885). It grows again after a tenth more.
+  static std::uint32_t refit_groups(std::size_t entries) noexcept {
+    return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 100 + 1375) / 1376));
   }
   // Full and deleted slots have reached the load limit with few enough full ones that a clean
   // rebuild at the fitted size, no larger, leaves room for a fifth more.
