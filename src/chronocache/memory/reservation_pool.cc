@@ -11,9 +11,13 @@
 namespace chronocache {
 
 namespace {
-bool starts_before(const void* p, std::uintptr_t chunk_base) noexcept {
-  return reinterpret_cast<std::uintptr_t>(p) < chunk_base;
-}
+// Orders an address before a chunk that starts above it (chunks_ is sorted by address).
+struct BeforeChunk {
+  template <class Chunk>
+  bool operator()(const void* p, const Chunk& chunk) const noexcept {
+    return reinterpret_cast<std::uintptr_t>(p) < reinterpret_cast<std::uintptr_t>(chunk.base);
+  }
+};
 }  // namespace
 
 ReservationPool::ReservationPool(std::size_t reservation_bytes) noexcept
@@ -31,9 +35,7 @@ void* ReservationPool::allocate(std::size_t bytes) noexcept {
   if (!free_.empty()) {
     number = free_.back();
     free_.pop_back();
-  } else if (unsigned char* fresh = take_reservation(); fresh != nullptr) {
-    number = number_of(fresh);
-  } else {
+  } else if (!take_reservation(number)) {
     return nullptr;
   }
   block_pages_ += pages;
@@ -63,49 +65,39 @@ void ReservationPool::deallocate(void* block, std::size_t bytes) noexcept {
     unmap_all();
     return;
   }
-  const std::uint32_t number = number_of(static_cast<unsigned char*>(block));
+  const Chunk* chunk = chunk_of(block);
+  const auto offset = static_cast<std::size_t>(static_cast<unsigned char*>(block) - chunk->base);
+  const std::uint32_t number =
+      chunk->first + static_cast<std::uint32_t>(offset / reservation_bytes_);
   free_.push_back(number);
   if (resident_pages_ - block_pages_ > slack_budget_pages()) release_pages(number, 0);
 }
 
-bool ReservationPool::owns(const void* p) const noexcept {
-  const auto after =
-      std::upper_bound(chunks_.begin(), chunks_.end(), p, [](const void* q, const Chunk& chunk) {
-        return starts_before(q, reinterpret_cast<std::uintptr_t>(chunk.base));
-      });
-  if (after == chunks_.begin()) return false;
-  return starts_before(p, reinterpret_cast<std::uintptr_t>(std::prev(after)->base) + kChunkBytes);
-}
+bool ReservationPool::owns(const void* p) const noexcept { return chunk_of(p) != nullptr; }
 
-std::uint32_t ReservationPool::number_of(const unsigned char* reservation) const noexcept {
-  const auto after = std::upper_bound(
-      chunks_.begin(), chunks_.end(), reservation, [](const void* q, const Chunk& chunk) {
-        return starts_before(q, reinterpret_cast<std::uintptr_t>(chunk.base));
-      });
-  CC_ASSERT(after != chunks_.begin());
+const ReservationPool::Chunk* ReservationPool::chunk_of(const void* p) const noexcept {
+  const auto after = std::upper_bound(chunks_.begin(), chunks_.end(), p, BeforeChunk());
+  if (after == chunks_.begin()) return nullptr;
   const Chunk& chunk = *std::prev(after);
-  return chunk.first + static_cast<std::uint32_t>(
-                           static_cast<std::size_t>(reservation - chunk.base) / reservation_bytes_);
+  const auto offset =
+      reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(chunk.base);
+  return offset < kChunkBytes ? &chunk : nullptr;
 }
 
-unsigned char* ReservationPool::take_reservation() noexcept {
+bool ReservationPool::take_reservation(std::uint32_t& number) noexcept {
   if (carved_ == starts_.size()) {
     void* mapped =
         mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) return nullptr;
+    if (mapped == MAP_FAILED) return false;
     auto* base = static_cast<unsigned char*>(mapped);
     detail::asan_poison(base, kChunkBytes);
-    const Chunk chunk{base, static_cast<std::uint32_t>(starts_.size())};
-    chunks_.insert(std::upper_bound(chunks_.begin(), chunks_.end(), base,
-                                    [](const void* q, const Chunk& c) {
-                                      return starts_before(
-                                          q, reinterpret_cast<std::uintptr_t>(c.base));
-                                    }),
-                   chunk);
+    chunks_.insert(std::upper_bound(chunks_.begin(), chunks_.end(), base, BeforeChunk()),
+                   Chunk{base, carved_});
     for (std::size_t i = 0; i < per_chunk_; ++i) starts_.push_back(base + i * reservation_bytes_);
     resident_.resize(starts_.size(), 0);
   }
-  return starts_[carved_++];
+  number = carved_++;
+  return true;
 }
 
 // Gives back the pages of reservation `number` past its first `keep_pages`. The mapping stays,
@@ -125,8 +117,8 @@ std::size_t ReservationPool::slack_budget_pages() const noexcept {
 
 void ReservationPool::unmap_all() noexcept {
   for (const Chunk& chunk : chunks_) {
-    detail::asan_unpoison(chunk.base,
-                          kChunkBytes);  // a later mapping at this address must not look poisoned
+    // A later mapping at this address must not look poisoned.
+    detail::asan_unpoison(chunk.base, kChunkBytes);
     munmap(chunk.base, kChunkBytes);
   }
   chunks_.clear();

@@ -75,8 +75,8 @@ class ReservationPool {
     std::uint32_t first;  // number of its first reservation
   };
 
-  std::uint32_t number_of(const unsigned char* reservation) const noexcept;
-  unsigned char* take_reservation() noexcept;
+  const Chunk* chunk_of(const void* p) const noexcept;    // the chunk `p` lies in, or nullptr
+  bool take_reservation(std::uint32_t& number) noexcept;  // false when no chunk can be mapped
   void release_pages(std::uint32_t number, std::size_t keep_pages) noexcept;
   std::size_t slack_budget_pages() const noexcept;
   void unmap_all() noexcept;
