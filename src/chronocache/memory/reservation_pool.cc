@@ -41,6 +41,25 @@ void* ReservationPool::allocate(std::size_t bytes) noexcept {
   block_pages_ += pages;
   peak_block_pages_ = std::max(peak_block_pages_, block_pages_);
   ++live_blocks_;
+  populate(number, pages);
+  detail::asan_unpoison(starts_[number], bytes);
+  return starts_[number];
+}
+
+void ReservationPool::resize(void* block, std::size_t old_bytes, std::size_t new_bytes) noexcept {
+  CC_ASSERT(owns(block) && new_bytes > 0 && new_bytes <= reservation_bytes_);
+  const std::uint32_t number = number_of(block);
+  const std::size_t pages = pages_for(new_bytes);
+  block_pages_ = block_pages_ - pages_for(old_bytes) + pages;
+  peak_block_pages_ = std::max(peak_block_pages_, block_pages_);
+  populate(number, pages);
+  detail::asan_poison(block, reservation_bytes_);
+  detail::asan_unpoison(block, new_bytes);
+}
+
+// Makes the first `pages` of reservation `number` resident; past them, what the slack budget
+// does not allow goes back.
+void ReservationPool::populate(std::uint32_t number, std::size_t pages) noexcept {
   const std::size_t had = resident_[number];
   if (had < pages) {
     // One call maps the pages the block lacks, rather than a fault at each first touch.
@@ -51,8 +70,6 @@ void* ReservationPool::allocate(std::size_t bytes) noexcept {
     release_pages(number, pages);
   }
   peak_resident_pages_ = std::max(peak_resident_pages_, resident_pages_);
-  detail::asan_unpoison(starts_[number], bytes);
-  return starts_[number];
 }
 
 void ReservationPool::deallocate(void* block, std::size_t bytes) noexcept {
@@ -65,15 +82,25 @@ void ReservationPool::deallocate(void* block, std::size_t bytes) noexcept {
     unmap_all();
     return;
   }
-  const Chunk* chunk = chunk_of(block);
-  const auto offset = static_cast<std::size_t>(static_cast<unsigned char*>(block) - chunk->base);
-  const std::uint32_t number =
-      chunk->first + static_cast<std::uint32_t>(offset / reservation_bytes_);
+  const std::uint32_t number = number_of(block);
   free_.push_back(number);
   if (resident_pages_ - block_pages_ > slack_budget_pages()) release_pages(number, 0);
 }
 
+void ReservationPool::release_all() noexcept {
+  live_blocks_ = 0;
+  block_pages_ = 0;
+  unmap_all();
+}
+
 bool ReservationPool::owns(const void* p) const noexcept { return chunk_of(p) != nullptr; }
+
+std::uint32_t ReservationPool::number_of(const void* block) const noexcept {
+  const Chunk* chunk = chunk_of(block);
+  const auto offset =
+      reinterpret_cast<std::uintptr_t>(block) - reinterpret_cast<std::uintptr_t>(chunk->base);
+  return chunk->first + static_cast<std::uint32_t>(offset / reservation_bytes_);
+}
 
 const ReservationPool::Chunk* ReservationPool::chunk_of(const void* p) const noexcept {
   const auto after = std::upper_bound(chunks_.begin(), chunks_.end(), p, BeforeChunk());

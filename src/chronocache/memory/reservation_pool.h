@@ -14,6 +14,9 @@
 // freed reservation serves any segment size, so the next growth step reuses the one the last step
 // freed, with its pages still resident: the pool holds about one spare reservation, not a pile.
 //
+// A block may also change size in place (resize), up to the reservation: the table rebuilds a
+// segment that way, so a growth step maps only the pages it adds.
+//
 // Pages are resident only once touched. allocate(bytes) assumes the caller touches [0, bytes).
 // A reservation keeps the pages its blocks touched: reused for a smaller block, it keeps the
 // rest as slack, which the next, larger block in it uses without a page fault. Slack (pages
@@ -52,6 +55,11 @@ class ReservationPool {
   void* allocate(std::size_t bytes) noexcept;
   // Frees a block; `bytes` is what it was allocated with.
   void deallocate(void* block, std::size_t bytes) noexcept;
+  // Changes a block's size in place (1 .. reservation_bytes()): the pages it gains are mapped,
+  // and the pages it no longer needs become slack. Contents up to the smaller size are kept.
+  void resize(void* block, std::size_t old_bytes, std::size_t new_bytes) noexcept;
+  // Frees every block at once: the chunks go back whole, with no madvise for each block.
+  void release_all() noexcept;
   // Whether `p` lies in one of this pool's chunks (a block from allocate).
   bool owns(const void* p) const noexcept;
 
@@ -75,7 +83,9 @@ class ReservationPool {
     std::uint32_t first;  // number of its first reservation
   };
 
-  const Chunk* chunk_of(const void* p) const noexcept;    // the chunk `p` lies in, or nullptr
+  const Chunk* chunk_of(const void* p) const noexcept;        // the chunk `p` lies in, or nullptr
+  std::uint32_t number_of(const void* block) const noexcept;  // a block's reservation
+  void populate(std::uint32_t number, std::size_t pages) noexcept;  // its first `pages` resident
   bool take_reservation(std::uint32_t& number) noexcept;  // false when no chunk can be mapped
   void release_pages(std::uint32_t number, std::size_t keep_pages) noexcept;
   std::size_t slack_budget_pages() const noexcept;

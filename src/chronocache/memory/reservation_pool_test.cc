@@ -119,6 +119,63 @@ TEST(ReservationPool, TheLastBlockFreedUnmapsEveryChunk) {
   pool.deallocate(fresh, kPage);
 }
 
+TEST(ReservationPool, ABlockResizedInPlaceKeepsItsBytesAndMapsOnlyWhatItGains) {
+  ReservationPool pool(kReservation);
+  auto* block = static_cast<unsigned char*>(touched(pool, 8 * kPage));
+  block[8 * kPage - 1] = 0x77;
+  pool.resize(block, 8 * kPage, 12 * kPage + 1);
+  EXPECT_EQ(block[0], 0x5A);
+  EXPECT_EQ(block[8 * kPage - 1], 0x77);
+  std::memset(block, 0x11, 12 * kPage + 1);  // the whole new size is usable
+  EXPECT_EQ(pool.blocks(), 1u);
+  EXPECT_EQ(pool.block_page_bytes(), 13 * kPage);
+  EXPECT_EQ(pool.peak_block_page_bytes(), 13 * kPage);
+  EXPECT_EQ(pool.resident_bytes(), 13 * kPage);
+  EXPECT_EQ(resident_pages(block, 14), 13u);
+  // Smaller: the pages past it are slack the block's next growth uses without mapping any.
+  pool.resize(block, 12 * kPage + 1, 2 * kPage);
+  EXPECT_EQ(block[2 * kPage - 1], 0x11);
+  EXPECT_EQ(pool.block_page_bytes(), 2 * kPage);
+  EXPECT_EQ(pool.resident_bytes(), 13 * kPage);
+  pool.resize(block, 2 * kPage, kReservation);
+  EXPECT_EQ(pool.resident_bytes(), kReservation);
+  EXPECT_EQ(resident_pages(block, 14), 14u);
+  pool.deallocate(block, kReservation);
+  EXPECT_EQ(pool.mapped_bytes(), 0u);
+}
+
+TEST(ReservationPool, SlackLeftByAShrunkBlockPastItsBudgetGoesBack) {
+  ReservationPool pool(kReservation);
+  constexpr std::size_t kBlocks = 10;
+  std::vector<void*> blocks(kBlocks);
+  for (void*& block : blocks) block = touched(pool, kReservation);
+  for (void* block : blocks) pool.resize(block, kReservation, kPage);
+  EXPECT_EQ(pool.block_page_bytes(), kBlocks * kPage);
+  EXPECT_LE(pool.resident_bytes(), (kBlocks + kSmallPoolSlackPages) * kPage);
+  std::size_t resident = 0;
+  for (void* block : blocks) resident += resident_pages(block, kReservation / kPage);
+  EXPECT_EQ(resident * kPage, pool.resident_bytes()) << "the pool's count is the kernel's";
+  for (void* block : blocks) pool.deallocate(block, kPage);
+}
+
+TEST(ReservationPool, ReleaseAllFreesEveryBlockAndUnmapsAtOnce) {
+  ReservationPool pool(kReservation);
+  std::vector<void*> blocks(100);
+  for (void*& block : blocks) block = touched(pool, kReservation);
+  const std::size_t peak = pool.peak_block_page_bytes();
+  pool.release_all();
+  EXPECT_EQ(pool.blocks(), 0u);
+  EXPECT_EQ(pool.block_page_bytes(), 0u);
+  EXPECT_EQ(pool.resident_bytes(), 0u);
+  EXPECT_EQ(pool.mapped_bytes(), 0u);
+  EXPECT_EQ(pool.peak_block_page_bytes(), peak);
+  EXPECT_FALSE(pool.owns(blocks.front()));
+  void* fresh = touched(pool, kPage);  // and it starts over
+  EXPECT_TRUE(pool.owns(fresh));
+  EXPECT_EQ(pool.blocks(), 1u);
+  pool.deallocate(fresh, kPage);
+}
+
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 // Out of address space, allocate says so with nullptr (the table then uses the heap).
 TEST(ReservationPool, RefusedMemoryIsANullBlockNotACrash) {
@@ -147,6 +204,16 @@ TEST(ReservationPoolDeathTest, AReadPastTheBlockIsReported) {
   auto* block = static_cast<volatile unsigned char*>(pool.allocate(100));
   EXPECT_DEATH(static_cast<void>(block[100]), "use-after-poison");
   pool.deallocate(const_cast<unsigned char*>(block), 100);
+}
+
+TEST(ReservationPoolDeathTest, AReadPastABlockShrunkInPlaceIsReported) {
+  ReservationPool pool(kReservation);
+  auto* block = static_cast<volatile unsigned char*>(pool.allocate(3 * kPage));
+  pool.resize(const_cast<unsigned char*>(block), 3 * kPage, 100);
+  EXPECT_DEATH(static_cast<void>(block[100]), "use-after-poison");
+  pool.resize(const_cast<unsigned char*>(block), 100, 3 * kPage);
+  block[3 * kPage - 1] = 1;  // grown again: usable
+  pool.deallocate(const_cast<unsigned char*>(block), 3 * kPage);
 }
 
 TEST(ReservationPoolDeathTest, AReadOfAFreedBlockIsReported) {

@@ -618,6 +618,40 @@ TEST(SegmentedTable, LargeSegmentsLiveInTheTablesOwnPagesAndUseAllOfThem) {
   EXPECT_EQ(table.mapped_resident_bytes(), 0u) << "a cleared table unmaps its reservations";
 }
 
+// A pooled segment grows, and keeps the lower half of a split, in its own reservation: its
+// address stays while its size changes, every entry still found, every move reported.
+TEST(SegmentedTable, APooledSegmentGrowsAndSplitsInItsOwnReservation) {
+  IntTable table;
+  // Where each key is, as a policy tracks it: from the insert, then from every move.
+  std::unordered_map<int, SlotId> where;
+  const auto track = [&](auto& slot, auto&, SlotId id) { where[slot.key] = id; };
+  int key = 0;
+  const auto insert_next = [&] {
+    where[key] = table.insert_absent(key, key, table.hash(key), 1, track).id();
+    ++key;
+  };
+  while (table.mapped_bytes() == 0) insert_next();
+  // Segment 0 keeps the lower half of each of its splits.
+  const auto segment_zero = [&] {
+    for (const auto& [k, id] : where)
+      if (slot_id_segment(id) == 0) return table.at(id).segment;
+    return static_cast<decltype(table.at(0).segment)>(nullptr);
+  };
+  const auto* const first = segment_zero();
+  ASSERT_NE(first, nullptr);
+  const std::size_t groups_then = first->group_count();
+  const std::size_t segments_then = table.segment_count();
+  while (table.segment_count() < segments_then + 8) insert_next();
+  EXPECT_EQ(segment_zero(), first) << "segment 0 moved out of its reservation";
+  EXPECT_NE(first->group_count(), groups_then) << "segment 0 did not grow";
+  for (int k = 0; k < key; ++k) {
+    ASSERT_EQ(table.find(k, table.hash(k)).slot->value, k) << k;
+    ASSERT_EQ(table.at(where[k]).slot->key, k) << "a move named the wrong slot for " << k;
+  }
+  EXPECT_LE(table.mapped_resident_bytes(), table.mapped_bytes() + table.mapped_bytes() / 16 +
+                                               2 * 14 * ReservationPool::kPageBytes);
+}
+
 TEST(SegmentedTable, ReserveMakesRoomSoInsertsDoNotGrowTheTable) {
   IntTable table;
   table.reserve(60'000, kIgnoreMoves);
