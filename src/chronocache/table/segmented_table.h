@@ -33,7 +33,7 @@
 // (memory/reservation_pool.h), in whole pages, every group its pages hold in use; smaller ones
 // come from operator new. A growing table frees a segment for each it takes, at sizes no other
 // segment needs yet; in the heap those freed blocks piled up (19 % of RSS at 10 M entries), in
-// the pool any reservation serves any size. A pooled segment of byte-copyable slots is rebuilt,
+// the pool any reservation serves any size. A pooled segment of relocatable slots is rebuilt,
 // and keeps a split's lower half, in its own reservation (staged, then copied back), so growth
 // maps only the pages it adds. memory_bytes() counts the pooled segments' pages.
 //
@@ -64,6 +64,7 @@
 #include "chronocache/base/assert.h"
 #include "chronocache/base/hash.h"
 #include "chronocache/base/slot_id.h"
+#include "chronocache/base/trivially_relocatable.h"
 #include "chronocache/expiry/deadline.h"
 #include "chronocache/memory/reservation_pool.h"
 #include "chronocache/table/control_group.h"
@@ -915,11 +916,15 @@ class SegmentedTable {
   // reservation is taken or freed. Taking the last freed spare instead (as the heap would) left
   // the spare's extra pages resident in a smaller segment, and the slack bound then gave pages
   // back that the next growth step mapped again: 366 MiB each way over a 10 M-entry fill whose
-  // table ends at 160. Slots whose copy is a byte copy only.
-  static constexpr bool kCopyableSlots = std::is_trivially_copyable_v<SlotType> &&
-                                         (!kMetaColumn || std::is_trivially_copyable_v<MetaWord>);
+  // table ends at 160. Only for slots that a byte copy relocates: the entries are moved into
+  // the staging segment as anywhere else, and the copy back leaves the staged ones behind.
+  static constexpr bool kRelocatableSlots =
+      is_trivially_relocatable_v<K> && is_trivially_relocatable_v<V> &&
+      std::is_trivially_copyable_v<StoredDeadline> &&
+      std::is_trivially_copyable_v<typename MetaLayout<Meta>::InSlot> &&
+      (!kMetaColumn || std::is_trivially_copyable_v<MetaWord>);
   bool rebuilds_in_place(const SegmentType* seg, std::uint32_t fitted_groups) const noexcept {
-    return kCopyableSlots && pooled_size(bytes_for(fitted_groups)) && pool_.owns(seg);
+    return kRelocatableSlots && pooled_size(bytes_for(fitted_groups)) && pool_.owns(seg);
   }
   // One per thread that rebuilds segments of this slot type (not per table: a ShardedCache has
   // many), kept for the thread's life: 56 KiB for int -> int. A rebuild never starts another

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "chronocache/base/assert.h"
 #include "chronocache/base/hash.h"
@@ -38,6 +39,10 @@ namespace chronocached {
 
 class Blob {
  public:
+  // A Blob is its block's address and nothing points at it, so the table may move a segment of
+  // Blobs by copying their bytes (chronocache/base/trivially_relocatable.h).
+  using trivially_relocatable = std::true_type;
+
   // The longest key or value a Blob holds. The server refuses longer request arguments however
   // high proto-max-bulk-len is set: a Blob past it stops the process.
   static constexpr std::size_t kMaxBytes = 0x7FFFFFFF;
