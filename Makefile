@@ -103,7 +103,8 @@ build-tsan: setup
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target sharded_cache_test clock_test cache_snapshot_test mutex_test \
 	  exit_with_live_caches_test exit_with_live_caches bounded_executor_test loading_cache_test \
-	  loading_concurrency_test loading_prefetch_test successor_model_concurrency_test chronocached
+	  loading_concurrency_test loading_prefetch_test successor_model_concurrency_test \
+	  scratch_buffers_test chronocached
 
 # Clang's thread-safety analysis over every target that takes a lock (CC_GUARDED_BY, CC_REQUIRES:
 # base/thread_annotations.h); a lock missing where an annotation asks for one fails the build.

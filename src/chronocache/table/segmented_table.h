@@ -57,6 +57,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -67,6 +68,7 @@
 #include "chronocache/base/trivially_relocatable.h"
 #include "chronocache/expiry/deadline.h"
 #include "chronocache/memory/reservation_pool.h"
+#include "chronocache/memory/scratch_buffers.h"
 #include "chronocache/table/control_group.h"
 
 namespace chronocache::detail {
@@ -926,16 +928,12 @@ class SegmentedTable {
   bool rebuilds_in_place(const SegmentType* seg, std::uint32_t fitted_groups) const noexcept {
     return kRelocatableSlots && pooled_size(bytes_for(fitted_groups)) && pool_.owns(seg);
   }
-  // One per thread that rebuilds segments of this slot type (not per table: a ShardedCache has
-  // many), kept for the thread's life: 56 KiB for int -> int. A rebuild never starts another
-  // while it stages (on_move only tells the policy), so one buffer serves them all.
-  static void* staging_segment() {
-    struct Buffer {
-      void* memory = ::operator new (kReservationBytes, std::align_val_t{64});
-      ~Buffer() { ::operator delete (memory, std::align_val_t{64}); }
-    };
-    thread_local const Buffer buffer;
-    return buffer.memory;
+  // Staging segments are lent by one process-wide set per slot type (memory/scratch_buffers.h),
+  // not kept per table (a ShardedCache has many) nor per thread: 56 KiB each for int -> int.
+  // Never destroyed: a table may still grow while the program exits.
+  static ScratchBuffers& staging_buffers() {
+    static ScratchBuffers* const buffers = new ScratchBuffers(kReservationBytes);
+    return *buffers;
   }
   // Copies the staged segment over `seg`, resized in place to the staged size.
   void unstage(SegmentType* seg, const SegmentType* staged) noexcept {
@@ -1184,8 +1182,9 @@ class SegmentedTable {
     const auto [first, count] = directory_range(h, seg->local_depth);
     const std::size_t index = seg->index;
     if (const std::uint32_t fitted = fit_to_pages(groups); rebuilds_in_place(seg, fitted)) {
+      const ScratchBuffers::Lease staging(staging_buffers());
       SegmentType* staged =
-          init_segment(staging_segment(), fitted, index, seg->local_depth, next_generation(seg));
+          init_segment(staging.get(), fitted, index, seg->local_depth, next_generation(seg));
       will_hold(staged, seg->size);
       move_entries(
           seg, [staged](std::uint64_t) { return staged; }, on_move);
@@ -1235,8 +1234,10 @@ class SegmentedTable {
     // The lower half stays in the segment's reservation (staged, as a rebuild is), so a split
     // maps only the upper half's pages.
     const bool low_in_place = rebuilds_in_place(seg, fit_to_pages(low_groups));
+    std::optional<ScratchBuffers::Lease> staging;
+    if (low_in_place) staging.emplace(staging_buffers());
     SegmentType* low = low_in_place
-                           ? init_segment(staging_segment(), fit_to_pages(low_groups), index,
+                           ? init_segment(staging->get(), fit_to_pages(low_groups), index,
                                           child_depth, next_generation(seg))
                            : allocate(low_groups, index, child_depth, next_generation(seg));
     SegmentType* high = allocate(high_groups, segments_.size(), child_depth, next_generation(seg));
