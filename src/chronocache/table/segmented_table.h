@@ -629,7 +629,7 @@ class SegmentedTable {
   bool is_loose(std::size_t index) const noexcept {
     const SegmentType* seg = segments_[index];
     return std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 7 &&
-           fit_to_pages(refit_groups(seg->size)) < seg->group_count();
+           fit_to_pages(refit_groups(seg->size), seg->size) < seg->group_count();
   }
   // Slots of segment `index`, full or not.
   std::uint32_t segment_capacity(std::size_t index) const noexcept {
@@ -861,11 +861,14 @@ class SegmentedTable {
   // The groups that fill the whole pages nearest to `groups`' bytes, for a pooled size. Nearest,
   // not the next page up: rounding every growth step and every fitted segment up would make the
   // table grow by more than a fifth a step, and lower its average load (0.83 instead of 0.86 over
-  // a fill to 300 k int -> int entries, measured in bytes). Never below 9/10 of `groups` (the
-  // caller fitted them to a load of 0.78; 0.87 still leaves room), nor for a full-size segment:
-  // that one takes the rest of its last page (275 groups for int -> int, where the 14th page would
-  // hold 4 KiB of nothing) and splits at its next growth, as one of kMaxGroups does.
-  std::uint32_t fit_to_pages(std::uint32_t groups) const noexcept {
+  // a fill to 300 k int -> int entries, measured in bytes). Never below 9/10 of `groups` (a
+  // segment fitted to a load of 0.78 then stands at 0.87), nor below what leaves `entries` (what
+  // the segment will hold) a claim under the 15/16 limit: a loose segment is refitted to 0.86, and
+  // 9/10 of that would have been 0.96, past the limit, with no empty slot left to end a probe (a
+  // server under maxmemory hung so). Nor for a full-size segment: that one takes the rest of its
+  // last page (275 groups for int -> int, where the 14th page would hold 4 KiB of nothing) and
+  // splits at its next growth, as one of kMaxGroups does.
+  std::uint32_t fit_to_pages(std::uint32_t groups, std::size_t entries = 0) const noexcept {
     const std::size_t bytes = bytes_for(groups);
     if (!pooled_size(bytes) || groups > kMaxGroups) return groups;
     constexpr std::size_t kPage = ReservationPool::kPageBytes;
@@ -874,7 +877,8 @@ class SegmentedTable {
       return static_cast<std::uint32_t>((pages * kPage - SegmentType::kHeaderBytes) / per_group);
     };
     const std::uint32_t nearest = in_pages(std::max<std::size_t>(1, (bytes + kPage / 2) / kPage));
-    if (groups < kMaxGroups && nearest >= groups - groups / 10) return nearest;
+    const std::size_t fewest = std::max<std::size_t>(groups - groups / 10, entries / 15 + 1);
+    if (groups < kMaxGroups && nearest >= fewest) return nearest;
     return in_pages(ReservationPool::pages_for(bytes));
   }
 
@@ -886,9 +890,11 @@ class SegmentedTable {
   }
 
   enum class Fit { kPages, kExact };
+  // `entries`: what the segment will hold (fit_to_pages keeps room for them).
   SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth,
-                        std::uint8_t generation = 0, Fit fit = Fit::kPages) {
-    if (fit == Fit::kPages) groups = fit_to_pages(groups);
+                        std::uint8_t generation = 0, Fit fit = Fit::kPages,
+                        std::size_t entries = 0) {
+    if (fit == Fit::kPages) groups = fit_to_pages(groups, entries);
     const std::size_t bytes = bytes_for(groups);
     void* memory = pooled_size(bytes) ? pool_.allocate(bytes) : nullptr;
     if (memory != nullptr) {
@@ -1135,7 +1141,10 @@ class SegmentedTable {
   // Counts `entries` in a fresh segment's size and growth_left before they are moved in: once per
   // segment, not per entry (a counter kept in memory per move cost ~4 instructions a move).
   static void will_hold(SegmentType* target, std::size_t entries) noexcept {
-    CC_ASSERT(target->size == 0 && entries <= target->growth_left);
+    CC_ASSERT(target->size == 0);
+    // Checked in every build: a segment filled past the load limit has no empty slot to end a
+    // probe, and a lookup would spin forever.
+    CC_CHECK(entries <= target->growth_left, "a rebuilt segment is too small for its entries");
     target->size = static_cast<decltype(target->size)>(entries);
     target->growth_left -= static_cast<decltype(target->growth_left)>(entries);
   }
@@ -1181,7 +1190,8 @@ class SegmentedTable {
   void rebuild(SegmentType* seg, std::uint64_t h, std::uint32_t groups, OnMove& on_move) {
     const auto [first, count] = directory_range(h, seg->local_depth);
     const std::size_t index = seg->index;
-    if (const std::uint32_t fitted = fit_to_pages(groups); rebuilds_in_place(seg, fitted)) {
+    if (const std::uint32_t fitted = fit_to_pages(groups, seg->size);
+        rebuilds_in_place(seg, fitted)) {
       const ScratchBuffers::Lease staging(staging_buffers());
       SegmentType* staged =
           init_segment(staging.get(), fitted, index, seg->local_depth, next_generation(seg));
@@ -1193,7 +1203,8 @@ class SegmentedTable {
       segment_rebuilt(index);
       return;
     }
-    SegmentType* fresh = allocate(groups, index, seg->local_depth, next_generation(seg));
+    SegmentType* fresh =
+        allocate(groups, index, seg->local_depth, next_generation(seg), Fit::kPages, seg->size);
     will_hold(fresh, seg->size);
     move_all(
         seg, [fresh](std::uint64_t) { return fresh; }, on_move);
@@ -1233,15 +1244,18 @@ class SegmentedTable {
     if (std::max(low_groups, high_groups) > kMaxGroups) prefix_skewed_ = true;
     // The lower half stays in the segment's reservation (staged, as a rebuild is), so a split
     // maps only the upper half's pages.
-    const bool low_in_place = rebuilds_in_place(seg, fit_to_pages(low_groups));
+    const std::size_t low_entries = seg->size - high_entries;
+    const std::uint32_t low_fitted = fit_to_pages(low_groups, low_entries);
+    const bool low_in_place = rebuilds_in_place(seg, low_fitted);
     std::optional<ScratchBuffers::Lease> staging;
     if (low_in_place) staging.emplace(staging_buffers());
-    SegmentType* low = low_in_place
-                           ? init_segment(staging->get(), fit_to_pages(low_groups), index,
-                                          child_depth, next_generation(seg))
-                           : allocate(low_groups, index, child_depth, next_generation(seg));
-    SegmentType* high = allocate(high_groups, segments_.size(), child_depth, next_generation(seg));
-    will_hold(low, seg->size - high_entries);
+    SegmentType* low = low_in_place ? init_segment(staging->get(), low_fitted, index, child_depth,
+                                                   next_generation(seg))
+                                    : allocate(low_groups, index, child_depth, next_generation(seg),
+                                               Fit::kPages, low_entries);
+    SegmentType* high = allocate(high_groups, segments_.size(), child_depth, next_generation(seg),
+                                 Fit::kPages, high_entries);
+    will_hold(low, low_entries);
     will_hold(high, high_entries);
     const auto pick = [=](std::uint64_t key_hash) {
       return (key_hash & split_bit) != 0 ? high : low;
