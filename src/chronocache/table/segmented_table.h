@@ -108,9 +108,25 @@ struct alignas(16) Group {
   alignas(SlotT) unsigned char storage[kGroupWidth * sizeof(SlotT)];
 
   SlotT* slot(std::size_t lane) noexcept {
-    return std::launder(reinterpret_cast<SlotT*>(storage + lane * sizeof(SlotT)));
+    return std::launder(reinterpret_cast<SlotT*>(storage + offset_of(lane)));
   }
-  void* raw_slot(std::size_t lane) noexcept { return storage + lane * sizeof(SlotT); }
+  void* raw_slot(std::size_t lane) noexcept { return storage + offset_of(lane); }
+
+ private:
+  // A lane's byte offset, as a 32-bit multiple of the largest power of two (up to 8) dividing
+  // the slot size, times that power: the multiply's 32-bit result needs no widening, and the
+  // power becomes the x86 address's scale (lane * 3, then [storage + 4 * that] for a 12-byte
+  // slot). Written as lane * sizeof, GCC spent one more instruction per probe (callgrind:
+  // getHit 52 -> 51).
+  static constexpr std::uint32_t kAddressScale = sizeof(SlotT) % 8 == 0   ? 8
+                                                 : sizeof(SlotT) % 4 == 0 ? 4
+                                                 : sizeof(SlotT) % 2 == 0 ? 2
+                                                                          : 1;
+  static std::size_t offset_of(std::size_t lane) noexcept {
+    const std::uint32_t units = static_cast<std::uint32_t>(lane) *
+                                static_cast<std::uint32_t>(sizeof(SlotT) / kAddressScale);
+    return std::size_t{units} * kAddressScale;
+  }
 };
 
 template <class SlotT>
