@@ -315,10 +315,10 @@ void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
     refitted += cache.shrink_loose_segments(std::numeric_limits<std::size_t>::max());
   };
 
+  const std::size_t mass_delete_period =
+      w.mass_deletes == MassDeletes::kTwo ? w.operations / 4 : w.operations / 32;
   for (std::size_t op = 0; op < w.operations; ++op) {
     peak = std::max(peak, model.held());
-    const std::size_t mass_delete_period =
-        w.mass_deletes == MassDeletes::kTwo ? w.operations / 4 : w.operations / 32;
     if (w.mass_deletes != MassDeletes::kNone && op >= w.operations / 2 &&
         op % mass_delete_period == 0) {
       ASSERT_NO_FATAL_FAILURE(mass_delete(op));
@@ -384,6 +384,8 @@ void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
     EXPECT_GT(refitted, 0u) << "no mass delete left a segment loose enough to refit";
   }
   if (w.max_entries != 0) {
+    // A bounded cache refills slowly after a mass delete: with two of them, two of the three
+    // seeds evicted in 0.66 % and 0.86 % of their operations, where 1 % had held without.
     EXPECT_GE(model.stats().evicted, w.operations / 200) << "the bound is rarely reached";
   }
   ASSERT_EQ(cache.size(), model.live());
