@@ -253,8 +253,8 @@ class SegmentedTable {
     for (std::size_t first = 0; first < directory_.size();) {
       SegmentType* seg = directory_[first].segment;
       const std::size_t count = std::size_t{1} << (depth_ - seg->local_depth);
-      SegmentType* fresh =
-          allocate(seg->group_count(), seg->index, seg->local_depth, seg->generation, Fit::kExact);
+      SegmentType* fresh = allocate(seg->group_count(), seg->size, seg->index, seg->local_depth,
+                                    seg->generation, Fit::kExact);
       fresh->size = seg->size;
       fresh->growth_left = seg->growth_left;
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
@@ -433,12 +433,14 @@ class SegmentedTable {
     const SegmentType* seg = segment_for(h);
     if (seg->growth_left > 0) return 0;
     if (is_mostly_tombstones(seg)) return 0;  // rebuilt at its fitted size: no larger
-    const std::size_t now = footprint(seg->group_count());
-    if (seg->group_count() < kMaxGroups) return footprint(grown_groups(seg->group_count())) - now;
+    const std::size_t now = footprint(seg->group_count(), seg->size);
+    if (seg->group_count() < kMaxGroups)
+      return footprint(grown_groups(seg->group_count()), seg->size) - now;
     // A split: two segments fitted to their shares, together at most one group more than a
     // segment fitted to all the entries (and a page more when they are pooled).
-    std::size_t bytes = footprint(fitted_groups(seg->size) + 1) + ReservationPool::kPageBytes +
-                        SegmentType::kHeaderBytes - now + sizeof(SegmentType*);
+    std::size_t bytes = footprint(fitted_groups(seg->size) + 1, seg->size) +
+                        ReservationPool::kPageBytes + SegmentType::kHeaderBytes - now +
+                        sizeof(SegmentType*);
     if (seg->local_depth == depth_) bytes += directory_.size() * sizeof(DirectoryEntry);
     return bytes;
   }
@@ -884,7 +886,7 @@ class SegmentedTable {
   // server under maxmemory hung so). Nor for a full-size segment: that one takes the rest of its
   // last page (275 groups for int -> int, where the 14th page would hold 4 KiB of nothing) and
   // splits at its next growth, as one of kMaxGroups does.
-  std::uint32_t fit_to_pages(std::uint32_t groups, std::size_t entries = 0) const noexcept {
+  std::uint32_t fit_to_pages(std::uint32_t groups, std::size_t entries) const noexcept {
     const std::size_t bytes = bytes_for(groups);
     if (!pooled_size(bytes) || groups > kMaxGroups) return groups;
     constexpr std::size_t kPage = ReservationPool::kPageBytes;
@@ -898,18 +900,19 @@ class SegmentedTable {
     return in_pages(ReservationPool::pages_for(bytes));
   }
 
-  // What a segment of `groups` (fitted to pages) adds to memory_bytes().
-  std::size_t footprint(std::uint32_t groups) const noexcept {
-    const std::size_t bytes = bytes_for(fit_to_pages(groups));
+  // What a segment of `groups` (fitted to pages for `entries`) adds to memory_bytes().
+  std::size_t footprint(std::uint32_t groups, std::size_t entries) const noexcept {
+    const std::size_t bytes = bytes_for(fit_to_pages(groups, entries));
     return pooled_size(bytes) ? ReservationPool::pages_for(bytes) * ReservationPool::kPageBytes
                               : bytes;
   }
 
   enum class Fit { kPages, kExact };
-  // `entries`: what the segment will hold (fit_to_pages keeps room for them).
-  SegmentType* allocate(std::uint32_t groups, std::size_t index, std::uint8_t local_depth,
-                        std::uint8_t generation = 0, Fit fit = Fit::kPages,
-                        std::size_t entries = 0) {
+  // A segment of `groups` groups (fitted to pages unless kExact) for `entries`, what it will
+  // hold: every caller says, so the fitting never leaves them past the load limit.
+  SegmentType* allocate(std::uint32_t groups, std::size_t entries, std::size_t index,
+                        std::uint8_t local_depth, std::uint8_t generation = 0,
+                        Fit fit = Fit::kPages) {
     if (fit == Fit::kPages) groups = fit_to_pages(groups, entries);
     const std::size_t bytes = bytes_for(groups);
     void* memory = pooled_size(bytes) ? pool_.allocate(bytes) : nullptr;
@@ -984,7 +987,7 @@ class SegmentedTable {
   void reset() {
     depth_ = 1;
     directory_shift_ = 63;
-    segments_.assign(1, allocate(1, 0, 0));
+    segments_.assign(1, allocate(1, 0, 0, 0));
     directory_.assign(2, DirectoryEntry{segments_[0], segments_[0]->group_total});
     size_ = 0;
     cursor_segment_ = 0;
@@ -1219,8 +1222,7 @@ class SegmentedTable {
       segment_rebuilt(index);
       return;
     }
-    SegmentType* fresh =
-        allocate(groups, index, seg->local_depth, next_generation(seg), Fit::kPages, seg->size);
+    SegmentType* fresh = allocate(groups, seg->size, index, seg->local_depth, next_generation(seg));
     will_hold(fresh, seg->size);
     move_all(
         seg, [fresh](std::uint64_t) { return fresh; }, on_move);
@@ -1265,12 +1267,12 @@ class SegmentedTable {
     const bool low_in_place = rebuilds_in_place(seg, low_fitted);
     std::optional<ScratchBuffers::Lease> staging;
     if (low_in_place) staging.emplace(staging_buffers());
-    SegmentType* low = low_in_place ? init_segment(staging->get(), low_fitted, index, child_depth,
-                                                   next_generation(seg))
-                                    : allocate(low_groups, index, child_depth, next_generation(seg),
-                                               Fit::kPages, low_entries);
-    SegmentType* high = allocate(high_groups, segments_.size(), child_depth, next_generation(seg),
-                                 Fit::kPages, high_entries);
+    SegmentType* low =
+        low_in_place
+            ? init_segment(staging->get(), low_fitted, index, child_depth, next_generation(seg))
+            : allocate(low_groups, low_entries, index, child_depth, next_generation(seg));
+    SegmentType* high =
+        allocate(high_groups, high_entries, segments_.size(), child_depth, next_generation(seg));
     will_hold(low, low_entries);
     will_hold(high, high_entries);
     const auto pick = [=](std::uint64_t key_hash) {
