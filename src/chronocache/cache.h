@@ -31,6 +31,10 @@
 //   * max_bytes bounds memory_used() (table + policy + HeapBytes of keys and values) the same
 //     way; an overwrite that grows a value evicts other entries, never the one just written.
 //
+// Memory: `Cache<int, int, TtlOnly, CoarseClock, CompactIntHash<int>>` (base/compact_int_hash.h)
+// stores 32-bit keys as 2-byte quotients of their hash: 12-12.6 bytes an int -> int entry from
+// 1 M up instead of 14-17, for ~6 instructions a lookup; its keys are handed out by value.
+//
 // Cost model: one hash per operation, one clock read per public call (a relaxed atomic load with
 // CoarseClock), no allocation except when the table grows (one segment at a time) or a deadline is
 // beyond the ~49-day window of the 32-bit slot encoding (kept exactly in a side map, see
@@ -165,7 +169,7 @@ class Cache {
   std::size_t size_at(TimePoint now) const {
     if (now < next_expiry_lower_bound_) return table_.size();
     std::size_t live = 0;
-    table_.for_each([&](const Slot& slot) { live += live_at(slot, now) ? 1 : 0; });
+    table_.for_each([&](const Ref& ref) { live += live_at(ref, now) ? 1 : 0; });
     return live;
   }
   bool empty() const { return size() == 0; }
@@ -253,7 +257,7 @@ class Cache {
     const std::optional<SlotId> victim = policy_.pick_victim();
     if (!victim) return false;
     const Ref ref = table_.at(*victim);
-    on_evicted(std::as_const(ref.slot->key), std::as_const(ref.slot->value));
+    on_evicted(table_.key_of(ref), std::as_const(ref.slot->value));
     if (erase_counting_expiry(ref, relative_now_rebased(now))) ++stats_.evicted;
     return true;
   }
@@ -275,8 +279,8 @@ class Cache {
   void reset_policy() {
     policy_.clear();
     if constexpr (Table::kMetaColumn) table_.set_meta_column(policy_.needs_meta());
-    table_.for_each_with_id([&](Slot& slot, typename Policy::Meta& meta, SlotId id) {
-      meta = policy_.on_insert(id, table_.hash(slot.key));
+    table_.for_each_with_meta([&](const Ref& ref, typename Policy::Meta& meta) {
+      meta = policy_.on_insert(ref.id(), table_.entry_hash(ref));
     });
   }
 
@@ -403,11 +407,11 @@ class Cache {
 
     bool found() const noexcept { return static_cast<bool>(ref_); }
     // The live entry (found() only).
-    const K& key() const noexcept { return ref_.slot->key; }
+    decltype(auto) key() const noexcept { return cache_->table_.key_of(ref_); }
     const V& value() const noexcept { return ref_.slot->value; }
-    TimePoint deadline() const { return cache_->stored_deadline(*ref_.slot); }
+    TimePoint deadline() const { return cache_->stored_deadline(ref_); }
     // The live entry for an edit in place, which update() then completes (found() only).
-    K& mutable_key() {
+    K& mutable_key() requires(!Table::kQuotientKeys) {
       cache_->before_write(ref_);
       return ref_.slot->key;
     }
@@ -471,8 +475,8 @@ class Cache {
     // budget when the entry may have grown.
     CC_ALWAYS_INLINE PutOutcome written(TimePoint deadline, bool may_have_grown) {
       Cache& cache = *cache_;
-      cache.forget_far_deadline(*ref_.slot);
-      cache.set_deadline(*ref_.slot, deadline);
+      cache.forget_far_deadline(ref_);
+      cache.set_deadline(ref_, deadline);
       cache.policy_.on_access(cache.table_.meta(ref_));
       if (may_have_grown && cache.options_.max_bytes != 0)
         cache.enforce_byte_budget(ref_.id(), relative_now_);  // may stay over: see above
@@ -524,7 +528,7 @@ class Cache {
         ++stats_.hits;
         return ref.slot->value;
       }
-      return expired_miss(ref);
+      return expired_miss(ref.id());
     }
     ++stats_.misses;
     return std::nullopt;
@@ -544,14 +548,14 @@ class Cache {
   template <class Q>
   bool contains_prehashed(const Q& key, Hashed h, TimePoint now) const {
     const Ref ref = table_.find(key, h.value);
-    return ref && live_at(*ref.slot, now);
+    return ref && live_at(ref, now);
   }
 
   template <class Q>
   std::optional<TimePoint> deadline_prehashed(const Q& key, Hashed h, TimePoint now) const {
     const Ref ref = table_.find(key, h.value);
-    if (!ref || !live_at(*ref.slot, now)) return std::nullopt;
-    return stored_deadline(*ref.slot);
+    if (!ref || !live_at(ref, now)) return std::nullopt;
+    return stored_deadline(ref);
   }
 
   // In-place access: the live entry's value, or nullptr. Counts a hit or a miss, tells the policy
@@ -568,7 +572,8 @@ class Cache {
   // their value (a record: K holds key and value bytes, V is empty), the host may rewrite the
   // record through this pointer, provided it stays equal to `key` under Hash and Eq.
   template <class Q>
-  K* find_key_prehashed(const Q& key, Hashed h, TimePoint now, Access access = Access::kRead) {
+  K* find_key_prehashed(const Q& key, Hashed h, TimePoint now,
+                        Access access = Access::kRead) requires(!Table::kQuotientKeys) {
     const Ref ref = find_live(key, h, now, access);
     return ref ? &ref.slot->key : nullptr;
   }
@@ -577,7 +582,8 @@ class Cache {
   // const, so a running capture need not hand its segment over first (a read changes nothing a
   // capture delivers). The server's GET path.
   template <class Q>
-  CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h, TimePoint now) {
+  CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h,
+                                               TimePoint now) requires(!Table::kQuotientKeys) {
     const Ref ref = read_live(key, h, now, Access::kRead, reads_remove_expired_);
     return ref ? &ref.slot->key : nullptr;
   }
@@ -596,7 +602,7 @@ class Cache {
   void prefetch(Hashed h) const noexcept { table_.prefetch(h.value); }
   template <class Fn>
   void prefetch_keys(Hashed h, Fn&& fn) const {
-    table_.for_each_candidate(h.value, [&](const Slot& slot) { fn(slot.key); });
+    table_.for_each_candidate(h.value, [&](const Ref& ref) { fn(table_.key_of(ref)); });
   }
 
   // ---- Reads that write nothing, for concurrent readers (ShardedCache) ----------------------
@@ -608,7 +614,7 @@ class Cache {
    public:
     Peek() = default;
     explicit operator bool() const noexcept { return static_cast<bool>(ref_); }
-    const K& key() const noexcept { return ref_.slot->key; }
+    decltype(auto) key() const noexcept { return table_->key_of(ref_); }
     // The value, copied out. Where writers may overwrite it beside readers
     // (overwrite_beside_readers), it is read as the one atomic word it is.
     V value() const noexcept {
@@ -644,7 +650,7 @@ class Cache {
     // engine_ops chronocache_sharded: 2 instructions a hit fewer than testing the mark first;
     // inlined whole, the far-deadline lookup cost ~10 more).
     const bool live =
-        epoch_.is_before_window_deadline(deadline, now) || live_outside_window(*ref.slot, now);
+        epoch_.is_before_window_deadline(deadline, now) || live_outside_window(ref, now);
     if (!live) return on_miss();
     return on_hit(Peek(ref, table_));
   }
@@ -716,8 +722,8 @@ class Cache {
       erase_entry(ref);
       return true;
     }
-    forget_far_deadline(*ref.slot);
-    set_deadline(*ref.slot, deadline);
+    forget_far_deadline(ref);
+    set_deadline(ref, deadline);
     return true;
   }
 
@@ -725,8 +731,8 @@ class Cache {
   // the cache. O(capacity).
   template <class Fn>
   void for_each_live(TimePoint now, Fn&& fn) const {
-    table_.for_each([&](const Slot& slot) {
-      if (live_at(slot, now)) fn(slot.key, slot.value, stored_deadline(slot));
+    table_.for_each([&](const Ref& ref) {
+      if (live_at(ref, now)) fn(table_.key_of(ref), ref.slot->value, stored_deadline(ref));
     });
   }
 
@@ -736,8 +742,8 @@ class Cache {
   // whatever the cache does between calls; an entry may be reported twice if the table grew.
   template <class Fn>
   std::uint64_t scan(std::uint64_t cursor, std::size_t slots, TimePoint now, Fn&& fn) const {
-    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Slot& slot) {
-      if (live_at(slot, now)) fn(slot.key, slot.value);
+    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Ref& ref) {
+      if (live_at(ref, now)) fn(table_.key_of(ref), ref.slot->value);
     });
   }
 
@@ -748,8 +754,8 @@ class Cache {
   template <class Fn>
   void for_each_live_with_hash_prefix(std::uint64_t prefix, unsigned bits, TimePoint now,
                                       Fn&& fn) const {
-    table_.visit_hash_prefix(prefix, bits, [&](const Slot& slot) {
-      return !live_at(slot, now) || fn(slot.key, slot.value);
+    table_.visit_hash_prefix(prefix, bits, [&](const Ref& ref) {
+      return !live_at(ref, now) || fn(table_.key_of(ref), ref.slot->value);
     });
   }
 
@@ -761,18 +767,19 @@ class Cache {
   // capture, and the table does not change. (The deadline lets it leave alone what expiry is
   // about to free.)
   template <class Fn>
-  std::uint64_t rewrite_keys(std::uint64_t cursor, std::size_t slots, Fn&& fn) {
-    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Slot& slot) {
-      fn(const_cast<K&>(slot.key), stored_deadline(slot));
+  std::uint64_t rewrite_keys(std::uint64_t cursor, std::size_t slots,
+                             Fn&& fn) requires(!Table::kQuotientKeys) {
+    return table_.scan(cursor, std::max<std::size_t>(slots, 1), [&](const Ref& ref) {
+      fn(const_cast<K&>(ref.slot->key), stored_deadline(ref));
     });
   }
 
   // A live entry's key chosen from `random` (a few tries past expired ones), or nullptr.
-  const K* sample_key(std::uint64_t random, TimePoint now) const {
+  const K* sample_key(std::uint64_t random, TimePoint now) const requires(!Table::kQuotientKeys) {
     for (int attempt = 0; attempt < 16; ++attempt) {
       const Ref ref = table_.sample(random);
       if (!ref) return nullptr;
-      if (live_at(*ref.slot, now)) return &ref.slot->key;
+      if (live_at(ref, now)) return &ref.slot->key;
       random = hash_integer(random ^ 0x9e3779b97f4a7c15ULL);
     }
     return nullptr;
@@ -845,12 +852,12 @@ class Cache {
     CaptureSink<K, V>& sink = *capture_;
     const std::size_t examined = table_.hand_over(
         chunk,
-        [](const Slot& slot) {
-          if constexpr (requires(const K& key) { key.prefetch(); }) slot.key.prefetch();
+        [](const Ref& ref) {
+          if constexpr (requires(const K& key) { key.prefetch(); }) ref.slot->key.prefetch();
         },
-        [&](const Slot& slot) {
-          if (live_at(slot, capture_now_))
-            sink.capture(slot.key, slot.value, stored_deadline(slot));
+        [&](const Ref& ref) {
+          if (live_at(ref, capture_now_))
+            sink.capture(table_.key_of(ref), ref.slot->value, stored_deadline(ref));
         });
     if (!table_.capturing()) capture_ = nullptr;
     return examined;
@@ -917,22 +924,24 @@ class Cache {
     }
   }
 
-  TimePoint stored_deadline(const Slot& slot) const {
-    if (slot.deadline != detail::kNoDeadlineInWindow) return epoch_.decode(slot.deadline);
-    const auto far = far_.find(slot.key);
+  TimePoint stored_deadline(const Ref& ref) const {
+    if (ref.slot->deadline != detail::kNoDeadlineInWindow) return epoch_.decode(ref.slot->deadline);
+    const auto far = far_.find(table_.key_of(ref));
     return far == far_.end() ? kNoExpiry : far->second;
   }
 
   // Exact liveness for const paths, which may not rebase: a far deadline may have passed since the
   // last rebase when the clock jumped (a ManualClock, or a process that slept for weeks).
-  bool live_at(const Slot& slot, TimePoint now) const {
-    return live_with(slot, slot.deadline, now);
+  bool live_at(const Ref& ref, TimePoint now) const {
+    return live_with(ref, ref.slot->deadline, now);
   }
   // live_at for the entries peek_prehashed's quick check reads as expired, kept out of its line.
   // It loads the deadline again, as peek_prehashed does (acquire, before the value is copied):
   // passing the one loaded cost the inline path an instruction (callgrind, getHit).
-  [[gnu::noinline]] bool live_outside_window(const Slot& slot, TimePoint now) const {
-    return live_with(slot, load_deadline(slot), now);
+  // (Out-of-line calls take their Ref by value, here and below: a reference would keep the
+  // caller's Ref in memory, stored on the hot path; callgrind, getHit 51 -> 57.)
+  [[gnu::noinline]] bool live_outside_window(Ref ref, TimePoint now) const {
+    return live_with(ref, load_deadline(*ref.slot), now);
   }
   // A slot's deadline as a reader beside overwrites loads it (overwrite_beside_readers).
   static detail::StoredDeadline load_deadline(const Slot& slot) noexcept {
@@ -940,23 +949,24 @@ class Cache {
                const_cast<detail::StoredDeadline&>(slot.deadline))
         .load(std::memory_order_acquire);
   }
-  // live_at for `slot` holding `deadline`.
-  CC_ALWAYS_INLINE bool live_with(const Slot& slot, detail::StoredDeadline deadline,
+  // live_at for the entry at `ref` holding `deadline`.
+  CC_ALWAYS_INLINE bool live_with(const Ref& ref, detail::StoredDeadline deadline,
                                   TimePoint now) const {
     if (deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]] {
-      const auto far = far_.find(slot.key);
+      const auto far = far_.find(table_.key_of(ref));
       if (far != far_.end()) return far->second > now;
     }
     return epoch_.is_live_at(deadline, now);
   }
 
-  CC_ALWAYS_INLINE void set_deadline(Slot& slot, TimePoint deadline) {
+  CC_ALWAYS_INLINE void set_deadline(const Ref& ref, TimePoint deadline) {
+    Slot& slot = *ref.slot;
     slot.deadline = epoch_.encode(deadline);
     // kNoExpiry encodes as kNoDeadlineInWindow too, so the common deadline in the window pays for
     // neither test (and kNoExpiry never lowers the bounds below).
     if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]] {
       if (deadline == kNoExpiry) return;
-      remember_far_deadline(slot, deadline);
+      remember_far_deadline(ref, deadline);
     }
     // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
     // on every put would chain each put to the previous one through memory. Nested, because
@@ -973,20 +983,20 @@ class Cache {
 
   // The far-deadline map is touched only by TTLs beyond the ~49-day window: its calls stay out of
   // line so the common put carries no hash-map code (callgrind: putSingle 115 -> 80 instructions).
-  [[gnu::noinline]] void remember_far_deadline(const Slot& slot, TimePoint deadline) {
-    far_.insert_or_assign(slot.key, deadline);
+  [[gnu::noinline]] void remember_far_deadline(Ref ref, TimePoint deadline) {
+    far_.insert_or_assign(table_.key_of(ref), deadline);
   }
-  [[gnu::noinline]] void erase_far_deadline(const Slot& slot) { far_.erase(slot.key); }
+  [[gnu::noinline]] void erase_far_deadline(Ref ref) { far_.erase(table_.key_of(ref)); }
 
-  CC_ALWAYS_INLINE void forget_far_deadline(const Slot& slot) {
-    if (slot.deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]]
-      erase_far_deadline(slot);
+  CC_ALWAYS_INLINE void forget_far_deadline(const Ref& ref) {
+    if (ref.slot->deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]]
+      erase_far_deadline(ref);
   }
 
   void erase_entry(Ref ref) {
-    entry_heap_bytes_ -= entry_heap_bytes(*ref.slot);
+    entry_heap_bytes_ -= entry_heap_bytes(ref);
     policy_.on_erase(table_.meta(ref));
-    forget_far_deadline(*ref.slot);
+    forget_far_deadline(ref);
     table_.erase_at(ref);
   }
 
@@ -1034,8 +1044,8 @@ class Cache {
     }
     const Ref fresh = table_.insert_at(where, std::forward<Q>(key), std::move(value), h.value,
                                        detail::kNoDeadlineInWindow, on_move());
-    entry_heap_bytes_ += entry_heap_bytes(*fresh.slot);
-    set_deadline(*fresh.slot, deadline);
+    entry_heap_bytes_ += entry_heap_bytes(fresh);
+    set_deadline(fresh, deadline);
     table_.meta(fresh) = policy_.on_insert(fresh.id(), h.value);
     if (options_.max_bytes != 0 && !enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
       erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
@@ -1044,8 +1054,8 @@ class Cache {
     return PutOutcome::kInserted;
   }
 
-  static std::size_t entry_heap_bytes(const Slot& slot) noexcept {
-    return HeapBytes<K>::of(slot.key) + HeapBytes<V>::of(slot.value);
+  std::size_t entry_heap_bytes(const Ref& ref) const noexcept {
+    return HeapBytes<K>::of(table_.key_of(ref)) + HeapBytes<V>::of(ref.slot->value);
   }
 
   // Evicts other entries until memory_used() is within max_bytes, never the entry at `keep` (the
@@ -1096,9 +1106,11 @@ class Cache {
 
   // A get that met an expired entry removes it. Out of line: erasing needs registers that the
   // hit path would otherwise save and restore on every call (measured: 9.4 -> 3.3 ns per hit).
-  [[gnu::noinline]] std::optional<V> expired_miss(Ref ref) {
+  // It takes the entry's SlotId, one register: a Ref (three words, passed in memory) was stored
+  // on the hit path too wherever GCC hoisted the copy (callgrind, CompactIntHash getHit: 6).
+  [[gnu::noinline]] std::optional<V> expired_miss(SlotId id) {
     if (reads_remove_expired_) {
-      erase_entry(ref);
+      erase_entry(table_.at(id));
       ++stats_.expired;
     }
     ++stats_.misses;

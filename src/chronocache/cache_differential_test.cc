@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "chronocache/base/compact_int_hash.h"
+#include "chronocache/base/hash.h"
 #include "chronocache/clock/manual_clock.h"
 #include "chronocache/policy/lru.h"
 #include "chronocache/policy/ttl_only.h"
@@ -270,13 +272,13 @@ struct Workload {
   MassDeletes mass_deletes;
 };
 
-// Runs `w` against Cache<K, int, Policy>. key_of(i) names key i; lookups go through view_of(key)
-// half of the time (heterogeneous lookup for string keys).
-template <class K, class Policy, class KeyOf, class ViewOf>
+// Runs `w` against Cache<K, int, Policy, ManualClock, Hash>. key_of(i) names key i; lookups go
+// through view_of(key) half of the time (heterogeneous lookup for string keys).
+template <class K, class Policy, class Hash = DefaultHash<K>, class KeyOf, class ViewOf>
 void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
   SCOPED_TRACE(testing::Message() << "seed " << w.seed);
   constexpr bool kExactReclaim = !std::is_same_v<Policy, TtlOnly>;
-  Cache<K, int, Policy, ManualClock> cache({.max_entries = w.max_entries});
+  Cache<K, int, Policy, ManualClock, Hash> cache({.max_entries = w.max_entries});
   ReferenceCache<K> model(cache.clock().now(), w.max_entries);
   std::mt19937_64 rng(w.seed);
   auto random_key = [&] { return key_of(rng() % w.key_space); };
@@ -399,6 +401,15 @@ void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
 int int_key(std::uint64_t i) { return static_cast<int>(i); }
 int int_view(int key) { return key; }
 
+// For CompactIntHash: one key in eight spread over all 32 bits (negative keys too), the rest
+// sharing the top 9 bits of their hashes, so that one segment of 512 fills and splits (past
+// ~15 k entries) as a large table's do, and splits recover the keys from their quotients.
+int compact_key(std::uint64_t i) {
+  if (i % 8 == 0) return static_cast<int>((i * 0x9E3779B97F4A7C15ULL) >> 32);
+  const std::uint64_t u = (std::uint64_t{0x155} << 23) | ((i * 0x2F0B3ULL) & 0x7FFFFF);
+  return CompactIntHash<int>::key_of(u << 32);
+}
+
 // Built by append rather than `"k" + std::to_string(i)`: GCC 12 at -O3 warns (-Wrestrict, a
 // known false positive) on the latter, and warnings are errors.
 std::string string_key(std::uint64_t i) {
@@ -428,6 +439,19 @@ TEST(CacheDifferential, BoundedLruMatchesTheModelIncludingEveryVictim) {
                                int_key, int_view);
     if (HasFatalFailure()) return;
   }
+}
+
+// Keys stored as quotients (CompactIntHash): every key the model holds must come back from its
+// quotient, tag and segment, through growth, splits, refits and clears.
+TEST(CacheDifferential, CompactIntKeysMatchTheModel) {
+  for (const std::uint64_t seed : {11ULL, 12ULL}) {
+    run_differential<int, TtlOnly, CompactIntHash<int>>(
+        {seed, 1'000'000, 200'000, 0, 30'000, MassDeletes::kSixteenThatRefit}, compact_key,
+        int_view);
+    if (HasFatalFailure()) return;
+  }
+  run_differential<int, Lru, CompactIntHash<int>>(
+      {13, 1'000'000, 200'000, 15'000, 15'000, MassDeletes::kTwo}, compact_key, int_view);
 }
 
 TEST(CacheDifferential, StringKeysMatchTheModelThroughHeterogeneousLookups) {

@@ -12,6 +12,13 @@
 //   (G = any count from 1 to 256, or the 256 and the rest of its last page; the column only
 //   for MetaColumn tables, while switched on)
 //
+// Keys stored as quotients (a QuotientHash such as CompactIntHash, base/compact_int_hash.h): a
+// group holds 16 control bytes │ 16 quotients │ 16 slots { value, deadline, meta }, and the key
+// is whatever its quotient, its tag and its segment's hash prefix give back (key_of). Such a
+// table starts at the depth the prefix needs (512 segments), and is sized for memory: segments
+// of up to 1024 groups grow by a tenth (a page is then at most 1/44 of a segment, and the load
+// stays above 0.83 where a fifth let it fall to 0.78), at 10 moves an insert instead of 5.
+//
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
 // group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
 // SSE2 instruction, checks the keys of the matching lanes, and moves to the next group (linearly,
@@ -24,7 +31,8 @@
 //     its share, and the directory doubles if the segment's local depth had reached the
 //     directory's.
 // A fitted segment is 0.78 full, so the load stays between 0.78 and 0.94 and averages 0.86 over
-// a growing fill (doubling at 7/8 left it between 0.44 and 0.875). Peak memory during growth is
+// a growing fill (doubling at 7/8 left it between 0.44 and 0.875); 0.85 to 0.94 for quotient
+// keys, which grow by a tenth. Peak memory during growth is
 // the table plus two segments (~105 KiB for int -> int), not two tables. Each rebuild and split
 // moves entries; the caller's on_move(slot, new_id) hears of every move so eviction policies can
 // follow their entries.
@@ -63,6 +71,7 @@
 #include <vector>
 
 #include "chronocache/base/assert.h"
+#include "chronocache/base/compact_int_hash.h"
 #include "chronocache/base/hash.h"
 #include "chronocache/base/slot_id.h"
 #include "chronocache/base/trivially_relocatable.h"
@@ -101,10 +110,26 @@ struct Slot {
   StoredDeadline deadline;
   [[no_unique_address]] typename MetaLayout<Meta>::InSlot meta;
 };
+// A table whose hash stores quotients (QuotientHash) keeps them in the group's key column.
+template <class V, class Meta>
+struct KeylessSlot {
+  [[no_unique_address]] V value;
+  StoredDeadline deadline;
+  [[no_unique_address]] typename MetaLayout<Meta>::InSlot meta;
+};
 
-template <class SlotT>
+struct NoKeyColumn {};
+// A group's stored quotients, lane by lane: beside the control bytes, so a probe compares them
+// without touching the slots (int -> int: 16 + 32 bytes, the first cache line).
+template <class Q>
+struct KeyColumn {
+  Q quotient[kGroupWidth];
+};
+
+template <class SlotT, class Keys = NoKeyColumn>
 struct alignas(16) Group {
   Ctrl ctrl[kGroupWidth];
+  [[no_unique_address]] Keys keys;
   alignas(SlotT) unsigned char storage[kGroupWidth * sizeof(SlotT)];
 
   SlotT* slot(std::size_t lane) noexcept {
@@ -129,12 +154,13 @@ struct alignas(16) Group {
   }
 };
 
-template <class SlotT>
+template <class SlotT, class Keys = NoKeyColumn>
 struct Segment {
-  using GroupT = Group<SlotT>;
+  using GroupT = Group<SlotT, Keys>;
   static constexpr std::size_t kHeaderBytes = 16;
 
-  std::uint32_t group_total;  // any count from 1: the home group is a fraction of the hash
+  std::uint16_t group_total;  // any count from 1 (the home group is a fraction of the hash)
+  std::uint16_t prefix;       // its keys' top QuotientHash::kPrefixBits hash bits (quotient keys)
   std::uint32_t size;         // full slots
   std::uint32_t growth_left;  // empty slots an insert may still claim before the 15/16 limit
   std::uint16_t index;        // position in the table's segment list: SlotId's high half
@@ -161,6 +187,20 @@ struct Segment {
   }
 };
 
+// Where a table keeps its keys: whole in each slot, or (QuotientHash) as quotients in each
+// group's key column, in segments at least kMinDepth deep, whose prefix gives back the hash bits
+// the quotient leaves out.
+template <class Hash>
+struct KeyStorage {
+  using Column = NoKeyColumn;
+  static constexpr unsigned kMinDepth = 1;
+};
+template <QuotientHash Hash>
+struct KeyStorage<Hash> {
+  using Column = KeyColumn<typename Hash::Quotient>;
+  static constexpr unsigned kMinDepth = Hash::kPrefixBits;
+};
+
 struct SweepProgress {
   std::size_t examined = 0;  // slots looked at
   bool wrapped = false;      // the cursor passed the end: every entry has been visited once
@@ -169,19 +209,27 @@ struct SweepProgress {
 template <class K, class V, class Meta, class Hash, class Eq>
 class SegmentedTable {
  public:
-  using SlotType = Slot<K, V, Meta>;
-  using SegmentType = Segment<SlotType>;
-  using GroupType = Group<SlotType>;
+  // Keys stored as their hash's quotient (CompactIntHash), in a column of each group, or whole
+  // in the slot.
+  static constexpr bool kQuotientKeys = QuotientHash<Hash>;
+  using SlotType = std::conditional_t<kQuotientKeys, KeylessSlot<V, Meta>, Slot<K, V, Meta>>;
+  using KeysType = typename KeyStorage<Hash>::Column;
+  using SegmentType = Segment<SlotType, KeysType>;
+  using GroupType = Group<SlotType, KeysType>;
   // An entry's policy word: in its slot, or in its segment's meta column (MetaColumn<W>).
   using MetaWord = typename MetaLayout<Meta>::Word;
   static constexpr bool kMetaColumn = MetaLayout<Meta>::kColumn;
 
   // 256 groups = 4096 slots: an int -> int segment is 52 KiB, so a split works inside L2.
-  static constexpr std::uint32_t kMaxGroups = 256;
+  // Quotient keys: 1024 groups (176 KiB for int -> int), so that a page is 1/44 of a full
+  // segment and growth rounded to whole pages stays near a tenth (with 256, a segment of 7 or 8
+  // pages could only grow by an eighth: 10 M entries took 130 MiB instead of 122).
+  static constexpr std::uint32_t kMaxGroups = kQuotientKeys ? 1024 : 256;
   static constexpr std::size_t kMaxSegments = std::size_t{1} << (32 - kSlotIdSlotBits);
   // 65 536 segments need 16 bits of directory under a uniform hash; 4 more absorb skew. Bounds
   // the directory at 2^20 entries (16 MiB) whatever keys arrive.
   static constexpr unsigned kMaxDepth = 20;
+  static constexpr unsigned kMinDepth = KeyStorage<Hash>::kMinDepth;
   // A segment that cannot split may grow to every slot a SlotId can name.
   static constexpr std::uint32_t kMaxOversizeGroups = (1u << kSlotIdSlotBits) / kGroupWidth;
   static_assert(kMaxGroups * kGroupWidth <= (1u << kSlotIdSlotBits), "slot index must fit SlotId");
@@ -207,7 +255,7 @@ class SegmentedTable {
   SegmentedTable(const SegmentedTable&) = delete;
   SegmentedTable& operator=(const SegmentedTable&) = delete;
 
-  std::uint64_t hash(const auto& key) const noexcept { return hash_(key); }
+  CC_ALWAYS_INLINE std::uint64_t hash(const auto& key) const noexcept { return hash_(key); }
   const Hash& hash_function() const noexcept { return hash_; }
   std::size_t size() const noexcept { return size_; }
   std::size_t segment_count() const noexcept { return segments_.size(); }
@@ -254,13 +302,14 @@ class SegmentedTable {
       SegmentType* seg = directory_[first].segment;
       const std::size_t count = std::size_t{1} << (depth_ - seg->local_depth);
       SegmentType* fresh = allocate(seg->group_count(), seg->size, seg->index, seg->local_depth,
-                                    seg->generation, Fit::kExact);
+                                    seg->prefix, seg->generation, Fit::kExact);
       fresh->size = seg->size;
       fresh->growth_left = seg->growth_left;
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         GroupType* from = seg->groups() + g;
         GroupType* to = fresh->groups() + g;
         std::memcpy(to->ctrl, from->ctrl, kGroupWidth);
+        to->keys = from->keys;
         for (std::size_t lane : GroupCtrl(from->ctrl).match_full()) {
           ::new (to->raw_slot(lane)) SlotType(std::move(*from->slot(lane)));
           std::destroy_at(from->slot(lane));
@@ -296,8 +345,13 @@ class SegmentedTable {
       const GroupCtrl ctrl(group->ctrl);
       for (std::size_t lane : ctrl.match(tag)) {
         SlotType* slot = group->slot(lane);
-        if (eq_(slot->key, key)) [[likely]]
+        if (holds(*group, lane, *slot, key, h)) [[likely]] {
+          // A quotient match reads no slot, so GCC could not tell the Ref from a miss without
+          // testing it again, and kept it in memory for the expired path: 7 instructions a hit
+          // (callgrind, getHit with CompactIntHash). A compared key proves it by the read.
+          if (slot == nullptr) __builtin_unreachable();
           return Ref{slot, seg, slot_index(g, lane)};
+        }
       }
       if (ctrl.match_empty()) [[likely]]
         return Ref{};
@@ -321,7 +375,7 @@ class SegmentedTable {
     GroupCtrl ctrl(group->ctrl);
     for (std::size_t lane : ctrl.match(tag)) {
       SlotType* slot = group->slot(lane);
-      if (eq_(slot->key, key)) [[likely]]
+      if (holds(*group, lane, *slot, key, h)) [[likely]]
         return Ref{slot, seg, slot_index(g, lane)};
     }
     std::uint32_t free_index = kNoFreeSlot;
@@ -337,7 +391,7 @@ class SegmentedTable {
       ctrl = GroupCtrl(group->ctrl);
       for (std::size_t lane : ctrl.match(tag)) {
         SlotType* slot = group->slot(lane);
-        if (eq_(slot->key, key)) return Ref{slot, seg, slot_index(g, lane)};
+        if (holds(*group, lane, *slot, key, h)) return Ref{slot, seg, slot_index(g, lane)};
       }
     }
   }
@@ -352,14 +406,28 @@ class SegmentedTable {
       __builtin_prefetch(group + offset);
   }
 
-  // Calls fn(const SlotType&) for each entry of the home group whose tag matches `h`: the
+  // Calls fn(const Ref&) for each entry of the home group whose tag matches `h`: the
   // candidates a lookup will compare, for a caller that prefetches what their keys point to.
   template <class Fn>
   void for_each_candidate(std::uint64_t h, Fn&& fn) const {
     const DirectoryEntry& entry = directory_[directory_index(h)];
-    GroupType* group = entry.segment->groups() + home_group(h, entry.groups);
+    const std::uint32_t g = home_group(h, entry.groups);
+    GroupType* group = entry.segment->groups() + g;
     for (std::size_t lane : GroupCtrl(group->ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
-      fn(std::as_const(*group->slot(lane)));
+      fn(Ref{group->slot(lane), entry.segment, slot_index(g, lane)});
+  }
+
+  // An entry's key: the stored one, or (quotient keys) the one its quotient, tag and segment
+  // give back, by value.
+  decltype(auto) key_of(const Ref& ref) const noexcept {
+    if constexpr (kQuotientKeys)
+      return Hash::key_of(entry_hash(ref));
+    else
+      return std::as_const(ref.slot->key);
+  }
+  // hash(key_of(ref)), which quotient keys give without hashing anything.
+  std::uint64_t entry_hash(const Ref& ref) const noexcept {
+    return entry_hash(ref.segment, ref.index / kGroupWidth, ref.index % kGroupWidth);
   }
 
   // The group count comes from the directory entry, as in find: the segment's header (a line of
@@ -507,36 +575,34 @@ class SegmentedTable {
     return progress;
   }
 
-  // Calls fn(const SlotType&) for every entry; fn must not modify the table.
+  // Calls fn(const Ref&) for every entry; fn must not modify the table.
   template <class Fn>
   void for_each(Fn&& fn) const {
-    visit_full([&fn](SlotType& slot) { fn(std::as_const(slot)); });
+    visit_full([&fn](const Ref& ref) { fn(ref); });
   }
 
   // Calls fn(SlotType&) for every entry so it can rewrite deadlines or metadata (not keys).
   template <class Fn>
   void for_each_mutable(Fn&& fn) {
-    visit_full(fn);
+    visit_full([&fn](const Ref& ref) { fn(*ref.slot); });
   }
 
-  // As for_each_mutable, with each entry's policy word and SlotId: fn(SlotType&, MetaWord&,
-  // SlotId).
+  // Calls fn(const Ref&, MetaWord&) for every entry, with its policy word to rewrite.
   template <class Fn>
-  void for_each_with_id(Fn&& fn) {
+  void for_each_with_meta(Fn&& fn) {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         GroupType* group = seg->groups() + g;
         for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
-          const std::uint32_t index = slot_index(g, lane);
-          SlotType& slot = *group->slot(lane);
-          fn(slot, word_at(seg, index, slot), make_slot_id(seg->index, index));
+          const Ref ref{group->slot(lane), seg, slot_index(g, lane)};
+          fn(ref, word_at(seg, ref.index, *ref.slot));
         }
       }
     }
   }
 
   // A stateless cursor walk for hosts (Redis's SCAN): visits up to `budget` slots from `cursor`
-  // (0 starts), calls fn(const SlotType&) on each full one, and returns the cursor to continue
+  // (0 starts), calls fn(const Ref&) on each full one, and returns the cursor to continue
   // from, 0 once the walk is complete. Every entry present for a whole walk is visited at least
   // once however the table grows in between: the walk goes through hash-prefix ranges in order,
   // and growth only refines ranges; a segment whose entries moved since the cursor was issued
@@ -554,9 +620,10 @@ class SegmentedTable {
       const SegmentType* seg = directory_[prefix >> (kMaxDepth - depth_)].segment;
       if (seg->generation != generation) slot = 0;
       while (slot < seg->capacity() && examined < budget) {
-        GroupType* group = const_cast<SegmentType*>(seg)->groups() + slot / kGroupWidth;
+        SegmentType* walked = const_cast<SegmentType*>(seg);
+        GroupType* group = walked->groups() + slot / kGroupWidth;
         if (is_full(group->ctrl[slot % kGroupWidth]))
-          fn(std::as_const(*group->slot(slot % kGroupWidth)));
+          fn(Ref{group->slot(slot % kGroupWidth), walked, slot});
         ++slot;
         ++examined;
       }
@@ -571,7 +638,7 @@ class SegmentedTable {
     }
   }
 
-  // Calls fn(const SlotType&) for every entry whose hash starts with the `bits`-bit `prefix`
+  // Calls fn(const Ref&) for every entry whose hash starts with the `bits`-bit `prefix`
   // (bits <= kMaxDepth) until fn returns false; false if it did. Only the segments that own part
   // of that prefix's hash range are visited, so a host that puts meaning in its hash's top bits
   // (the server's cluster mode: the key's hash slot) walks one part of the keys without the
@@ -588,9 +655,8 @@ class SegmentedTable {
       for (std::uint32_t g = 0; g < seg->group_count() && go_on; ++g) {
         GroupType* group = seg->groups() + g;
         for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
-          const SlotType& slot = *group->slot(lane);
-          if (!all_match && (hash_(slot.key) >> (64 - bits)) != prefix) continue;
-          if (!fn(slot)) {
+          if (!all_match && (entry_hash(seg, g, lane) >> (64 - bits)) != prefix) continue;
+          if (!fn(Ref{group->slot(lane), seg, slot_index(g, lane)})) {
             go_on = false;
             break;
           }
@@ -758,8 +824,8 @@ class SegmentedTable {
     }
     return {kNoSegment, 0};
   }
-  // Calls fn(const SlotType&) for every entry of pending chunk `c` and marks it handed over (the
-  // capture ends with the last one); before that, prefetch(const SlotType&) for each, so a host
+  // Calls fn(const Ref&) for every entry of pending chunk `c` and marks it handed over (the
+  // capture ends with the last one); before that, prefetch(const Ref&) for each, so a host
   // whose keys point elsewhere (the server's records) overlaps those cache misses. Returns the
   // slots examined.
   template <class Prefetch, class Fn>
@@ -773,12 +839,12 @@ class SegmentedTable {
     for (std::uint32_t g = first; g < last; ++g) {
       GroupType* group = seg->groups() + g;
       for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-        prefetch(std::as_const(*group->slot(lane)));
+        prefetch(Ref{group->slot(lane), seg, slot_index(g, lane)});
     }
     for (std::uint32_t g = first; g < last; ++g) {
       GroupType* group = seg->groups() + g;
       for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-        fn(std::as_const(*group->slot(lane)));
+        fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
     }
     if (--capture_left_ == 0) end_capture();
     return std::size_t{last - first} * kGroupWidth;
@@ -797,11 +863,17 @@ class SegmentedTable {
   // rebuilt or split-off segment is fitted to 15/16 / 1.2 = 0.78 full. Over a growing fill the
   // load then averages L (1 - 1/g) / ln g = 0.9375 * (1/6) / ln 1.2 = 0.86 (doubling at 7/8
   // averaged 0.63), at the price of 1 / (g - 1) = 5 moves per insert instead of about one.
+  // A table of quotient keys, chosen for memory, grows by a tenth: fitted to 0.85, it never falls
+  // below that after a growth step (10 M int -> int in 122 MiB where a fifth's 0.78 right after a
+  // round of growth would need 134), at 10 moves an insert.
   static std::uint32_t grown_groups(std::uint32_t groups) noexcept {
-    return std::min(kMaxGroups, groups + std::max(1u, groups / 5));
+    return std::min(kMaxGroups, groups + std::max(1u, groups / kGrowthDivisor));
   }
+  static constexpr std::uint32_t kGrowthDivisor = kQuotientKeys ? 10 : 5;
   static std::uint32_t fitted_groups(std::size_t entries) noexcept {
-    return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 2 + 24) / 25));
+    constexpr std::size_t kPer = 15 * kGrowthDivisor;  // 16 slots at 15/16, times kGrowthDivisor
+    return static_cast<std::uint32_t>(
+        std::max<std::size_t>(1, (entries * (kGrowthDivisor + 1) + kPer - 1) / kPer));
   }
   // A loose segment (its keys settled after a mass delete) is refitted to 0.86 full, the average
   // load of a table that grows, so a table that lost keys holds them in about the memory it would
@@ -842,6 +914,37 @@ class SegmentedTable {
   static std::uint32_t slot_index(std::uint32_t group, std::size_t lane) noexcept {
     return group * kGroupWidth + static_cast<std::uint32_t>(lane);
   }
+  // Whether `slot`, lane `lane` of `group`, whose tag matched `h`'s, holds `key`: the stored key
+  // compared, or (quotient keys) the stored quotient, which with the tag and the segment is the
+  // whole key.
+  template <class Q>
+  CC_ALWAYS_INLINE bool holds(const GroupType& group, std::size_t lane, const SlotType& slot,
+                              const Q& key, std::uint64_t h) const noexcept {
+    if constexpr (kQuotientKeys) {
+      static_cast<void>(slot), static_cast<void>(key);
+      return group.keys.quotient[lane] == Hash::quotient(h);
+    } else {
+      static_cast<void>(group), static_cast<void>(lane), static_cast<void>(h);
+      return eq_(slot.key, key);
+    }
+  }
+  // The hash of the entry in lane `lane` of group `g`: its key's, or (quotient keys) rebuilt
+  // from the quotient, the tag and the segment's prefix.
+  std::uint64_t entry_hash(SegmentType* seg, std::uint32_t g, std::size_t lane) const noexcept {
+    GroupType& group = seg->groups()[g];
+    if constexpr (kQuotientKeys)
+      return Hash::rehash(seg->prefix, group.keys.quotient[lane],
+                          static_cast<std::uint8_t>(group.ctrl[lane]));
+    else
+      return hash_(group.slot(lane)->key);
+  }
+  // Stores what identifies an entry of hash `h` besides its slot: the quotient in lane `lane`
+  // of the key column (quotient keys; others keep the key in the slot). Then the tag.
+  static void label(GroupType& group, std::size_t lane, std::uint64_t h) noexcept {
+    if constexpr (kQuotientKeys) group.keys.quotient[lane] = Hash::quotient(h);
+    group.ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
+  }
+
   // The hash's low 32 bits as a fraction of the group count (Lemire's multiply-shift range
   // reduction): any count works, so a segment grows by a fifth, not by doubling. The fraction's
   // top bits pick the group; its low 7 bits, the tag, move it by less than a group's width
@@ -880,10 +983,11 @@ class SegmentedTable {
   // not the next page up: rounding every growth step and every fitted segment up would make the
   // table grow by more than a fifth a step, and lower its average load (0.83 instead of 0.86 over
   // a fill to 300 k int -> int entries, measured in bytes). Never below 9/10 of `groups` (a
-  // segment fitted to a load of 0.78 then stands at 0.87), nor below what leaves `entries` (what
-  // the segment will hold) a claim under the 15/16 limit: a loose segment is refitted to 0.86, and
-  // 9/10 of that would have been 0.96, past the limit, with no empty slot left to end a probe (a
-  // server under maxmemory hung so). Nor for a full-size segment: that one takes the rest of its
+  // segment fitted to a load of 0.78 then stands at 0.87; 19/20 for quotient keys, fitted to
+  // 0.85, which then stand at 0.9), nor below what leaves `entries` (what the segment will hold)
+  // a claim under the 15/16 limit: a loose segment is refitted to 0.86, and 9/10 of that would
+  // have been 0.96, past the limit, with no empty slot left to end a probe (a server under
+  // maxmemory hung so). Nor for a full-size segment: that one takes the rest of its
   // last page (275 groups for int -> int, where the 14th page would hold 4 KiB of nothing) and
   // splits at its next growth, as one of kMaxGroups does.
   std::uint32_t fit_to_pages(std::uint32_t groups, std::size_t entries) const noexcept {
@@ -895,7 +999,8 @@ class SegmentedTable {
       return static_cast<std::uint32_t>((pages * kPage - SegmentType::kHeaderBytes) / per_group);
     };
     const std::uint32_t nearest = in_pages(std::max<std::size_t>(1, (bytes + kPage / 2) / kPage));
-    const std::size_t fewest = std::max<std::size_t>(groups - groups / 10, entries / 15 + 1);
+    const std::size_t fewest =
+        std::max<std::size_t>(groups - groups / (2 * kGrowthDivisor), entries / 15 + 1);
     if (groups < kMaxGroups && nearest >= fewest) return nearest;
     return in_pages(ReservationPool::pages_for(bytes));
   }
@@ -910,8 +1015,9 @@ class SegmentedTable {
   enum class Fit { kPages, kExact };
   // A segment of `groups` groups (fitted to pages unless kExact) for `entries`, what it will
   // hold: every caller says, so the fitting never leaves them past the load limit.
+  // `prefix`: the segment's SegmentType::prefix (quotient keys; 0 otherwise).
   SegmentType* allocate(std::uint32_t groups, std::size_t entries, std::size_t index,
-                        std::uint8_t local_depth, std::uint8_t generation = 0,
+                        std::uint8_t local_depth, std::uint16_t prefix, std::uint8_t generation = 0,
                         Fit fit = Fit::kPages) {
     if (fit == Fit::kPages) groups = fit_to_pages(groups, entries);
     const std::size_t bytes = bytes_for(groups);
@@ -922,11 +1028,13 @@ class SegmentedTable {
       memory = ::operator new (bytes, std::align_val_t{64});
     }
     segment_bytes_ += bytes;
-    return init_segment(memory, groups, index, local_depth, generation);
+    return init_segment(memory, groups, index, local_depth, prefix, generation);
   }
   static SegmentType* init_segment(void* memory, std::uint32_t groups, std::size_t index,
-                                   std::uint8_t local_depth, std::uint8_t generation) noexcept {
-    auto* seg = ::new (memory) SegmentType{groups,
+                                   std::uint8_t local_depth, std::uint16_t prefix,
+                                   std::uint8_t generation) noexcept {
+    auto* seg = ::new (memory) SegmentType{static_cast<std::uint16_t>(groups),
+                                           prefix,
                                            0,
                                            SegmentType::max_growth(groups * kGroupWidth),
                                            static_cast<std::uint16_t>(index),
@@ -984,11 +1092,20 @@ class SegmentedTable {
     }
   }
 
+  // An empty table: one one-group segment, or (quotient keys) one for each kPrefixBits-bit
+  // prefix, since an entry's segment must give back the top bits its quotient does not hold.
   void reset() {
-    depth_ = 1;
-    directory_shift_ = 63;
-    segments_.assign(1, allocate(1, 0, 0, 0));
-    directory_.assign(2, DirectoryEntry{segments_[0], segments_[0]->group_total});
+    const unsigned depth = kMinDepth;
+    depth_ = depth;
+    directory_shift_ = 64 - depth;
+    segments_.clear();
+    directory_.clear();
+    for (std::size_t prefix = 0; prefix < (std::size_t{1} << depth); ++prefix) {
+      if (kQuotientKeys || prefix == 0)
+        segments_.push_back(allocate(1, 0, prefix, kQuotientKeys ? depth : 0,
+                                     kQuotientKeys ? static_cast<std::uint16_t>(prefix) : 0));
+      directory_.push_back(DirectoryEntry{segments_.back(), segments_.back()->group_total});
+    }
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
@@ -1031,20 +1148,19 @@ class SegmentedTable {
     return progress;
   }
 
-  // Every full slot of every segment, in segment order.
+  // Every full slot of every segment, in segment order, as a Ref.
   template <class Fn>
   void visit_full(Fn&& fn) const {
-    for (SegmentType* seg : segments_) visit_full_of(seg, fn);
-  }
-  template <class Fn>
-  static void visit_full_of(SegmentType* seg, Fn&& fn) {
-    for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane));
+    for (SegmentType* seg : segments_) {
+      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
+        GroupType* group = seg->groups() + g;
+        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
+          fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
+      }
     }
   }
 
-  // visit_full_of for walks that read what each key points to (a rehash of the server's Blob,
+  // visit_full for walks that read what each key points to (a rehash of the server's Blob,
   // whose text lives in its record; a destroy that frees it), calling fn(slot, group, lane). For
   // key types with a prefetch() member, the next group's keys start loading while this group's
   // are visited, so the walk overlaps ~14 of those cache misses instead of taking them one by
@@ -1122,12 +1238,18 @@ class SegmentedTable {
     GroupType* group = seg->groups() + target.index / kGroupWidth;
     const std::size_t lane = target.index % kGroupWidth;
     const bool claims_empty = group->ctrl[lane] == kEmpty;
-    ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)),
-                                           deadline, typename MetaLayout<Meta>::InSlot{}};
+    if constexpr (kQuotientKeys) {
+      static_cast<void>(key);
+      ::new (group->raw_slot(lane))
+          SlotType{V(std::forward<VArg>(value)), deadline, typename MetaLayout<Meta>::InSlot{}};
+    } else {
+      ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)),
+                                             deadline, typename MetaLayout<Meta>::InSlot{}};
+    }
     if constexpr (kMetaColumn) {
       if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
     }
-    group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
+    label(*group, lane, h);
     seg->growth_left -= claims_empty ? 1 : 0;
     ++seg->size;
     ++size_;
@@ -1149,7 +1271,7 @@ class SegmentedTable {
         const std::uint32_t index = slot_index(g, lane);
         MetaWord& word = word_at(target, index, *slot);
         if constexpr (kMetaColumn) word = from_word;
-        group->ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
+        label(*group, lane, h);
         on_move(*slot, word, make_slot_id(target->index, index));
         return;
       }
@@ -1178,7 +1300,7 @@ class SegmentedTable {
   template <class Pick, class OnMove>
   void move_entries(SegmentType* seg, Pick pick, OnMove& on_move) {
     visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t g, std::size_t lane) {
-      const std::uint64_t h = hash_(slot.key);
+      const std::uint64_t h = entry_hash(seg, g, lane);
       place_moved(pick(h), h, slot, word_at(seg, slot_index(g, lane), slot), on_move);
       std::destroy_at(&slot);
     });
@@ -1212,8 +1334,8 @@ class SegmentedTable {
     if (const std::uint32_t fitted = fit_to_pages(groups, seg->size);
         rebuilds_in_place(seg, fitted)) {
       const ScratchBuffers::Lease staging(staging_buffers());
-      SegmentType* staged =
-          init_segment(staging.get(), fitted, index, seg->local_depth, next_generation(seg));
+      SegmentType* staged = init_segment(staging.get(), fitted, index, seg->local_depth,
+                                         seg->prefix, next_generation(seg));
       will_hold(staged, seg->size);
       move_entries(
           seg, [staged](std::uint64_t) { return staged; }, on_move);
@@ -1222,7 +1344,8 @@ class SegmentedTable {
       segment_rebuilt(index);
       return;
     }
-    SegmentType* fresh = allocate(groups, seg->size, index, seg->local_depth, next_generation(seg));
+    SegmentType* fresh =
+        allocate(groups, seg->size, index, seg->local_depth, seg->prefix, next_generation(seg));
     will_hold(fresh, seg->size);
     move_all(
         seg, [fresh](std::uint64_t) { return fresh; }, on_move);
@@ -1249,8 +1372,8 @@ class SegmentedTable {
     // Each half is fitted to the entries it receives, so a split grows the table by a fifth,
     // as any other growth step does, however unevenly the hash divides the keys.
     std::size_t high_entries = 0;
-    visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t, std::size_t) {
-      high_entries += (hash_(slot.key) & split_bit) != 0;
+    visit_full_prefetching(seg, [&](SlotType&, std::uint32_t g, std::size_t lane) {
+      high_entries += (entry_hash(seg, g, lane) & split_bit) != 0;
     });
     const std::uint32_t low_groups = fitted_groups(seg->size - high_entries);
     const std::uint32_t high_groups = fitted_groups(high_entries);
@@ -1267,12 +1390,13 @@ class SegmentedTable {
     const bool low_in_place = rebuilds_in_place(seg, low_fitted);
     std::optional<ScratchBuffers::Lease> staging;
     if (low_in_place) staging.emplace(staging_buffers());
-    SegmentType* low =
-        low_in_place
-            ? init_segment(staging->get(), low_fitted, index, child_depth, next_generation(seg))
-            : allocate(low_groups, low_entries, index, child_depth, next_generation(seg));
-    SegmentType* high =
-        allocate(high_groups, high_entries, segments_.size(), child_depth, next_generation(seg));
+    // Both halves keep the prefix: a split divides by a bit below it.
+    SegmentType* low = low_in_place ? init_segment(staging->get(), low_fitted, index, child_depth,
+                                                   seg->prefix, next_generation(seg))
+                                    : allocate(low_groups, low_entries, index, child_depth,
+                                               seg->prefix, next_generation(seg));
+    SegmentType* high = allocate(high_groups, high_entries, segments_.size(), child_depth,
+                                 seg->prefix, next_generation(seg));
     will_hold(low, low_entries);
     will_hold(high, high_entries);
     const auto pick = [=](std::uint64_t key_hash) {
