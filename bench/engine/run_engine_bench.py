@@ -40,6 +40,7 @@ import time
 
 SEED = 42  # bench/common/workloads.h kDefaultSeed
 OURS = "chronocache"
+OURS_COMPACT = "chronocache_compact"  # Cache with CompactIntHash (base/compact_int_hash.h)
 BASELINE = "naive"
 FLAT_MAPS = ("boost_flat", "absl_flat")
 POLICY_PREFIX = "policy_"
@@ -209,7 +210,7 @@ def engine_table(report, records):
     header = ["scenario"]
     for peer in peers:
         header += [f"{peer} ns", "CV"]
-    header += [f"vs {BASELINE}", "vs fastest flat map"]
+    header += [f"vs {BASELINE}", "vs fastest flat map", "compact vs fastest flat map"]
     rows = []
     for scenario in scenarios:
         row = [scenario]
@@ -230,6 +231,8 @@ def engine_table(report, records):
         flats = [medians[p] for p in FLAT_MAPS if p in medians]
         row.append(format_ratio(baseline / ours) if ours and baseline else "-")
         row.append(format_ratio(min(flats) / ours) if ours and flats else "-")
+        compact = medians.get(OURS_COMPACT)
+        row.append(format_ratio(min(flats) / compact) if compact and flats else "-")
         rows.append(row)
     return markdown_table(header, rows), bool(errors)
 

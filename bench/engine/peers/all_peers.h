@@ -10,7 +10,7 @@
 namespace chronocache::bench {
 
 template <class K, class V>
-using AllPeers =
-    PeerList<ChronoCachePeer<K, V>, NaivePeer<K, V>, BoostFlatPeer<K, V>, AbslFlatPeer<K, V>>;
+using AllPeers = PeerList<ChronoCachePeer<K, V>, CompactChronoCachePeer<K, V>, NaivePeer<K, V>,
+                          BoostFlatPeer<K, V>, AbslFlatPeer<K, V>>;
 
 }  // namespace chronocache::bench

@@ -1,5 +1,6 @@
 // ChronoCachePeer: chronocache::Cache with its defaults (TtlOnly policy, CoarseClock, DefaultHash),
-// exactly as an embedder would declare it.
+// exactly as an embedder would declare it; CompactChronoCachePeer the same with CompactIntHash,
+// whose table keeps 2 bytes of each 32-bit key (base/compact_int_hash.h).
 #pragma once
 
 #include <chrono>
@@ -8,16 +9,21 @@
 #include <string_view>
 #include <utility>
 
+#include "chronocache/base/compact_int_hash.h"
+#include "chronocache/base/hash.h"
 #include "chronocache/cache.h"
+#include "chronocache/clock/coarse_clock.h"
+#include "chronocache/policy/ttl_only.h"
 
 namespace chronocache::bench {
 
-template <class K, class V>
+template <class K, class V, class Hash = DefaultHash<K>>
 class ChronoCachePeer {
  public:
   using key_type = K;
   using mapped_type = V;
-  static constexpr std::string_view kName = "chronocache";
+  static constexpr std::string_view kName =
+      QuotientHash<Hash> ? "chronocache_compact" : "chronocache";
 
   [[gnu::always_inline]] void put(const K& key, V value, std::chrono::milliseconds ttl) {
     static_cast<void>(cache_.put(key, std::move(value), ttl));
@@ -32,7 +38,10 @@ class ChronoCachePeer {
   std::size_t peak_mapped_bytes() const { return cache_.peak_mapped_bytes(); }
 
  private:
-  Cache<K, V> cache_;
+  Cache<K, V, TtlOnly, CoarseClock, Hash> cache_;
 };
+
+template <class K, class V>
+using CompactChronoCachePeer = ChronoCachePeer<K, V, CompactIntHash<K>>;
 
 }  // namespace chronocache::bench
