@@ -1,8 +1,9 @@
 // CompactIntHash<K>: a hash for 32-bit integer keys that lets the table keep 2 bytes of each key
 // instead of 4. Pass it as a Cache's Hash (`Cache<int, int, TtlOnly, CoarseClock,
 // CompactIntHash<int>>`): an int -> int slot then takes 10 bytes and its control byte one more,
-// not 12 and 1, in exchange for a table that starts with 512 segments (~100 KiB empty) and a
-// hash of ~4 more instructions a lookup. docs/design/memory.md has the measurements.
+// not 12 and 1, in exchange for a table that starts with 512 segments (110 KB empty), a hash
+// of ~6 more instructions a lookup and a fill 40-77 % slower (the table grows by a tenth to keep
+// its load high). docs/design/memory.md has the measurements.
 //
 // The hash is a bijection of the key, laid out so that every part of the key is either stored
 // or implied by where the entry lives:
