@@ -33,10 +33,10 @@ using CompactCache = Cache<int, int, TtlOnly, ManualClock, Hash>;
 // Keys whose hashes share their top 9 bits: they all land in one segment of the 512 a table
 // starts with, which then splits as a large table's segments do (past ~15 k entries).
 std::vector<int> keys_of_one_segment(std::size_t n) {
-  std::vector<int> keys;
+  std::vector<int> keys(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t u = (std::uint64_t{0x0AB} << 23) | ((i * 0x2F0B3ULL) & 0x7FFFFF);
-    keys.push_back(Hash::key_of(u << 32));
+    keys[i] = Hash::key_of(u << 32);
   }
   return keys;
 }
@@ -186,8 +186,8 @@ TEST(CompactKeys, ATableOfAMillionTakesAtMostFifteenBytesAnEntry) {
 TEST(CompactKeys, AShardedCacheOfCompactKeysFindsEveryKey) {
   ShardedCache<int, int, TtlOnly, ManualClock, Hash> cache({}, 16);
   std::mt19937 rng(3);
-  std::vector<int> keys;
-  for (int i = 0; i < 50'000; ++i) keys.push_back(static_cast<int>(rng()));
+  std::vector<int> keys(50'000);
+  for (int& key : keys) key = static_cast<int>(rng());
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   for (const int key : keys) ASSERT_EQ(cache.put(key, key ^ 1, 1h), PutOutcome::kInserted);
