@@ -22,7 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "chronocache/base/compact_int_hash.h"
 #include "chronocache/base/cpu_relax.h"
+#include "chronocache/base/hash.h"
 #include "chronocache/base/mutex.h"
 #include "chronocache/base/thread_annotations.h"
 #include "chronocache/capture.h"
@@ -429,10 +431,12 @@ TEST(ShardedCache, ACaptureUnderConcurrentWritersHoldsThePointInTimeContents) {
 // Readers beside a writer that grows every shard's table from empty (rebuilds, splits, directory
 // doublings) and clears it again, over and over: a reader never follows a block the writer has
 // freed (ASan would see it) and sees a key's only value or nothing, never a torn or foreign one.
-TEST(ShardedCache, ReadsSurviveGrowthAndClearBesideThem) {
-  ShardedCache<std::uint64_t, std::uint64_t, TtlOnly, ManualClock> cache({}, 2);
-  constexpr std::uint64_t kKeys = 60'000;
-  constexpr auto value_of = [](std::uint64_t key) { return key * 0x9E3779B97F4A7C15u | 1u; };
+// For a cache of K -> K (keys below 60 000) with hash H.
+template <class K, class H = DefaultHash<K>>
+void expect_reads_survive_growth_and_clear() {
+  ShardedCache<K, K, TtlOnly, ManualClock, H> cache({}, 2);
+  constexpr K kKeys = 60'000;
+  constexpr auto value_of = [](K key) { return static_cast<K>(key * K{0x9E3779B1u} | 1u); };
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
   std::atomic<std::uint64_t> hits{0};
@@ -443,26 +447,35 @@ TEST(ShardedCache, ReadsSurviveGrowthAndClearBesideThem) {
       std::mt19937_64 rng(static_cast<unsigned>(r + 11));
       std::uint64_t my_hits = 0;
       while (!stop.load(std::memory_order_relaxed)) {
-        const std::uint64_t key = rng() % kKeys;
-        const std::optional<std::uint64_t> value = cache.get(key);
+        const auto key = static_cast<K>(rng() % kKeys);
+        const std::optional<K> value = cache.get(key);
         if (value && *value != value_of(key)) failed = true;
         my_hits += value ? 1 : 0;
-        if (cache.contains(key + kKeys)) failed = true;  // never written
+        if (cache.contains(static_cast<K>(key + kKeys))) failed = true;  // never written
       }
       hits += my_hits;
     });
   }
   for (int round = 0; round < 6; ++round) {
-    for (std::uint64_t key = 0; key < kKeys; ++key) cache.put(key, value_of(key), 1h);
-    for (std::uint64_t key = 0; key < kKeys; key += 3) cache.erase(key);
+    for (K key = 0; key < kKeys; ++key) cache.put(key, value_of(key), 1h);
+    for (K key = 0; key < kKeys; key += 3) cache.erase(key);
     cache.clear();
   }
-  for (std::uint64_t key = 0; key < kKeys; ++key) cache.put(key, value_of(key), 1h);
+  for (K key = 0; key < kKeys; ++key) cache.put(key, value_of(key), 1h);
   stop = true;
   for (std::thread& reader : readers) reader.join();
   EXPECT_FALSE(failed.load());
   EXPECT_GT(hits.load(), 0u);
-  for (std::uint64_t key = 0; key < kKeys; key += 997) ASSERT_EQ(cache.get(key), value_of(key));
+  for (K key = 0; key < kKeys; key += 997) ASSERT_EQ(cache.get(key), value_of(key));
+}
+
+TEST(ShardedCache, ReadsSurviveGrowthAndClearBesideThem) {
+  expect_reads_survive_growth_and_clear<std::uint64_t>();
+}
+
+// Keys stored as quotients (a different group layout, 512 segments a shard from the start).
+TEST(ShardedCache, ReadsOfCompactKeysSurviveGrowthAndClearBesideThem) {
+  expect_reads_survive_growth_and_clear<std::uint32_t, CompactIntHash<std::uint32_t>>();
 }
 
 // A writer overwrites a few keys with values whose eight words are all equal; a read that
