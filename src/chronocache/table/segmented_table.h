@@ -17,7 +17,7 @@
 // is whatever its quotient, its tag and its segment's hash prefix give back (key_of). Such a
 // table starts at the depth the prefix needs (512 segments), and is sized for memory: segments
 // of up to 1024 groups grow by a tenth (a page is then at most 1/44 of a segment, and the load
-// stays above 0.83 where a fifth let it fall to 0.78), at 10 moves an insert instead of 5.
+// stays above ~0.84 where a fifth let it fall to 0.78), at 10 moves an insert instead of 5.
 //
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
 // group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
@@ -32,10 +32,10 @@
 //     directory's.
 // A fitted segment is 0.78 full, so the load stays between 0.78 and 0.94 and averages 0.86 over
 // a growing fill (doubling at 7/8 left it between 0.44 and 0.875); 0.85 to 0.94 for quotient
-// keys, which grow by a tenth. Peak memory during growth is
-// the table plus two segments (~105 KiB for int -> int), not two tables. Each rebuild and split
-// moves entries; the caller's on_move(slot, new_id) hears of every move so eviction policies can
-// follow their entries.
+// keys, which grow by a tenth. Peak memory during growth is the table plus two segments
+// (~105 KiB for int -> int; ~350 KiB with quotient keys' larger segments), not two tables.
+// Each rebuild and split moves entries; the caller's on_move(slot, new_id) hears of every move
+// so eviction policies can follow their entries.
 //
 // Memory: a segment of 16 KiB or more lives in a reservation of the table's own ReservationPool
 // (memory/reservation_pool.h), in whole pages, every group its pages hold in use; smaller ones
@@ -578,7 +578,7 @@ class SegmentedTable {
   // Calls fn(const Ref&) for every entry; fn must not modify the table.
   template <class Fn>
   void for_each(Fn&& fn) const {
-    visit_full([&fn](const Ref& ref) { fn(ref); });
+    visit_full(fn);
   }
 
   // Calls fn(SlotType&) for every entry so it can rewrite deadlines or metadata (not keys).
@@ -590,15 +590,7 @@ class SegmentedTable {
   // Calls fn(const Ref&, MetaWord&) for every entry, with its policy word to rewrite.
   template <class Fn>
   void for_each_with_meta(Fn&& fn) {
-    for (SegmentType* seg : segments_) {
-      for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
-          const Ref ref{group->slot(lane), seg, slot_index(g, lane)};
-          fn(ref, word_at(seg, ref.index, *ref.slot));
-        }
-      }
-    }
+    visit_full([&](const Ref& ref) { fn(ref, word_at(ref.segment, ref.index, *ref.slot)); });
   }
 
   // A stateless cursor walk for hosts (Redis's SCAN): visits up to `budget` slots from `cursor`
