@@ -1246,7 +1246,9 @@ class SegmentedTable {
       if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
     }
     label(*group, lane, h);
-    seg->growth_left -= claims_empty ? 1 : 0;
+    // A branch: written as `-= claims_empty`, GCC paired this with the size's increment in SSE
+    // registers, 8 instructions a new key more (callgrind, a reserved fill: 132 -> 140).
+    if (claims_empty) --seg->growth_left;
     ++seg->size;
     ++size_;
     return Ref{group->slot(lane), seg, target.index};
