@@ -960,7 +960,7 @@ class SegmentedTable {
   // lines (int -> int: 208 bytes from any 16-byte boundary). Which of them holds a key is known
   // only once the control bytes have arrived, so in a table larger than the cache the slot's
   // line is a second miss that starts after the first; asked for with the control bytes, the
-  // two overlap (find, below: docs/design/engine.md, "Hot-path notes", has the figures).
+  // two overlap (docs/design/engine.md, "Hot-path notes", has the figures).
   static constexpr std::size_t kCacheLine = 64;
   // Lines the group spans after its first, from the worst 16-byte start in a line.
   static constexpr std::size_t kSlotLines =
