@@ -3,7 +3,9 @@
 // (boost::unordered_flat_map's layout: 16 bytes of metadata per group in an array of their own)
 // would pay for SegmentedTable, whose groups interleave them (16 control bytes, then 16 slots of
 // 12 bytes). At 10 M entries the control bytes alone take ~13 MB and fit a 32 MB L3, where the
-// interleaved groups spread them over ~170 MB (docs/design/memory.md, "Next").
+// interleaved groups spread them over ~170 MB. The pattern's gain did not survive the table:
+// the split layout, tried there, cost every lookup 7 instructions and no insert got faster
+// beyond the noise (docs/design/memory.md, "Next", has both sets of figures).
 //
 //   bm_insert/<layout>/<groups>   load a random group's control bytes, claim its first empty lane:
 //                                 write the control byte and a 12-byte slot
