@@ -342,9 +342,8 @@ class SegmentedTable {
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     std::size_t g = home_group(h, entry.groups);
     GroupType* group = seg->groups() + g;
-    // Every line of the home group at once: the key's slot is then no second miss after the
-    // control bytes' in a table larger than the cache (10 M uniform reads 51 -> 37 ns, boost's
-    // 37-41), and costs 3 instructions a lookup and about 0.1-0.3 ns in a table the cache holds.
+    // The slots' lines with the control bytes' (prefetch_slot_lines says why): 3 instructions
+    // a lookup.
     prefetch_slot_lines(group);
     for (;;) {
       const GroupCtrl ctrl(group->ctrl);
