@@ -493,7 +493,7 @@ class SegmentedTable {
       return true;
     // A split may leave every entry on one side, fitted: at most fitted_groups(size) groups.
     if (seg->local_depth < kMaxDepth) return fitted_groups(seg->size) <= kMaxOversizeGroups;
-    return seg->group_count() * 2 <= kMaxOversizeGroups;
+    return seg->group_count() < kMaxOversizeGroups;
   }
   // Some segment has grown past kMaxGroups because its keys share leading hash bits (sticky).
   bool prefix_skewed() const noexcept { return prefix_skewed_; }
@@ -1235,7 +1235,7 @@ class SegmentedTable {
       CC_CHECK(seg->group_count() < kMaxOversizeGroups,
                "too many keys share a hash prefix: the hash function is broken or attacked");
       prefix_skewed_ = true;
-      rebuild(seg, h, seg->group_count() * 2, on_move);
+      rebuild(seg, h, std::min(seg->group_count() * 2, kMaxOversizeGroups), on_move);
     }
   }
 

@@ -753,6 +753,51 @@ TEST(SegmentedTable, APathologicalHashStillWorksForAModestNumberOfKeys) {
   expect_works_with_a_modest_number_of_keys<SmallIdentityHash>();
 }
 
+// Keys that share every directory bit (a broken or attacked hash) cannot be split apart: once
+// their segment is at full depth it grows in place, by doubling, up to the slots a SlotId can
+// name and no further, even from a group count whose double would pass that (a split fits its
+// halves to their entries, so a segment can reach full depth at any count: here 308 groups,
+// doubled to 2 464, whose double would be 4 928). has_room_for turns false only there, and the
+// next insert stops the process with a message rather than hand out slot indexes that alias.
+TEST(SegmentedTable, ASegmentAtFullDepthGrowsToWhatASlotIdNamesAndNoFurther) {
+  AimedTable table;
+  constexpr std::uint64_t kPrefix = 0xABCDE;
+  constexpr unsigned kBits = AimedTable::kMaxDepth;
+  std::uint64_t next = 0;
+  std::uint32_t highest_index = 0;
+  std::vector<std::uint64_t> live;
+  const auto insert_next = [&] {
+    live.push_back(with_prefix(kPrefix, kBits, next++));
+    highest_index = std::max(highest_index, insert(table, live.back()).index);
+  };
+  // Down to full depth without a fifth more keys at each level: fill the prefix's segment until
+  // it splits (its keys all go to one side), then erase all but one and shrink it, so that the
+  // next split comes after a fill of ~3 840 keys again. The last split's keys stay.
+  while (table.depth() < kBits) {
+    const std::size_t segments = table.segment_count();
+    const std::size_t first = live.size();
+    while (table.segment_count() == segments) insert_next();
+    if (table.depth() == kBits) break;
+    for (std::size_t i = first; i + 1 < live.size(); ++i)
+      table.erase_at(table.find(live[i], live[i]));
+    live.erase(live.begin() + static_cast<std::ptrdiff_t>(first), live.end() - 1);
+    const std::size_t index = table.find(live.back(), live.back()).segment->index;
+    ASSERT_TRUE(table.is_sparse(index));
+    table.shrink(index, kIgnoreMoves);
+  }
+  while (table.has_room_for(with_prefix(kPrefix, kBits, next))) {
+    insert_next();
+    ASSERT_LT(live.size(), 100'000u) << "has_room_for never said no";
+  }
+  EXPECT_TRUE(table.prefix_skewed());
+  constexpr std::uint32_t kNameable = 1u << kSlotIdSlotBits;
+  EXPECT_EQ(table.size(), kNameable - kNameable / 16);  // one segment, full to the load limit
+  EXPECT_EQ(table.size(), live.size());
+  EXPECT_LT(highest_index, kNameable);
+  for (const std::uint64_t key : live) ASSERT_TRUE(found(table, key)) << key;
+  EXPECT_DEATH(insert(table, with_prefix(kPrefix, kBits, next)), "broken or attacked");
+}
+
 TEST(SegmentedTable, OwnsNonTrivialKeysAndValuesThroughGrowthEraseAndClear) {
   SegmentedTable<std::string, std::string, TtlOnly::Meta, DefaultHash<std::string>, std::equal_to<>>
       table;
