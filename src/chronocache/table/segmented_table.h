@@ -1276,15 +1276,20 @@ class SegmentedTable {
     return Ref{group->slot(lane), seg, target.index};
   }
 
-  // A segment that growth moves entries into, and the empty lanes of the group it last filled.
-  // Entries leave a segment in group order and the home group is monotonic in the hash, so most
-  // moves land in the group the previous one filled. Reading that group's control bytes back
-  // would load 16 bytes over a 1-byte store still in flight, which the CPU cannot forward: the
-  // load waited for the store, half of rebuild's time (perf, bm_putStress_10M).
+  // A fresh segment that growth moves entries into, and how many lanes of each of its groups the
+  // moves have filled. With no tombstones and nothing else stored meanwhile, a group fills from
+  // lane 0 up, so its count is its first empty lane: a move reads one byte it wrote itself, not
+  // the group's control bytes. Reading those back loaded 16 bytes over 1-byte stores still in
+  // flight, which the CPU cannot forward, and entries leave in group order but within a group in
+  // no order, so their targets alternate between neighbouring groups and defeat a cache of the
+  // last one (perf, a 12.8 M fill: that load was a third of rebuild's samples).
   struct MoveTarget {
+    explicit MoveTarget(SegmentType* fresh) noexcept : segment(fresh) {
+      CC_ASSERT(fresh->group_count() <= kMaxOversizeGroups);
+      std::memset(filled, 0, fresh->group_count());
+    }
     SegmentType* segment;
-    GroupType* last_group = nullptr;
-    LaneMask last_empty{0};
+    std::uint8_t filled[kMaxOversizeGroups];  // the first group_count() are in use
   };
 
   // Places a moved entry and its policy word in a fresh segment (no tombstones, room guaranteed
@@ -1296,24 +1301,15 @@ class SegmentedTable {
     // 32 bits here, unlike a lookup's probe: a 64-bit group index cost ~2 instructions a move
     // (callgrind, putStress 452 -> 463 instructions an insert).
     auto g = static_cast<std::uint32_t>(home_group(h, seg->group_total));
-    for (;;) {
-      GroupType* group = seg->groups() + g;
-      const LaneMask empty =
-          group == target.last_group ? target.last_empty : GroupCtrl(group->ctrl).match_empty();
-      if (empty) {
-        const std::size_t lane = empty.lowest();
-        SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
-        const std::uint32_t index = slot_index(g, lane);
-        MetaWord& word = word_at(seg, index, *slot);
-        if constexpr (kMetaColumn) word = from_word;
-        label(*group, lane, h);
-        target.last_group = group;
-        target.last_empty = empty.without_lowest();
-        on_move(*slot, word, make_slot_id(seg->index, index));
-        return;
-      }
-      g = next_group(g, seg->group_total);
-    }
+    while (target.filled[g] == kGroupWidth) g = next_group(g, seg->group_total);
+    const std::size_t lane = target.filled[g]++;
+    GroupType* group = seg->groups() + g;
+    SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
+    const std::uint32_t index = slot_index(g, lane);
+    MetaWord& word = word_at(seg, index, *slot);
+    if constexpr (kMetaColumn) word = from_word;
+    label(*group, lane, h);
+    on_move(*slot, word, make_slot_id(seg->index, index));
   }
 
   // Counts `entries` in a fresh segment's size and growth_left before they are moved in: once per
