@@ -520,9 +520,12 @@ class Cache {
 
   template <class Q>
   CC_ALWAYS_INLINE std::optional<V> get_prehashed(const Q& key, Hashed h, TimePoint now) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (ref) [[likely]] {
+      // The clock after the probe, so a miss pays nothing for it (callgrind: GetMiss 48 -> 43
+      // instructions, getRandomKeys 55.3 -> 53.3), and before the deadline is read: a rebase
+      // rewrites it.
+      const std::uint32_t relative_now = relative_now_rebased(now);
       if (detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
         policy_.on_access(table_.meta(ref));
         ++stats_.hits;
