@@ -182,6 +182,7 @@ TEST(CacheLongTtl, HitsAloneStayExactAcrossLongJumps) {
   cache.put(1, 10, two_to_31 + 5s);         // in the 32-bit window
   cache.put(2, 20, detail::kWindow + 1ms);  // just past it
   cache.put(3, 30, days(400));              // far past it
+  cache.put(4, 40);                         // never expires
 
   cache.clock().advance(two_to_31 + 5s - 1ms);  // a rebase is due and nothing has made it
   EXPECT_EQ(cache.get(1), 10);
@@ -193,15 +194,18 @@ TEST(CacheLongTtl, HitsAloneStayExactAcrossLongJumps) {
   EXPECT_EQ(cache.get(2), std::nullopt);
 
   cache.clock().advance(days(60));  // past the window's end since the last rebase
+  EXPECT_EQ(cache.get(4), 40);      // looks past "the window's end" until the rebase it makes
+  cache.clock().advance(days(60));
   EXPECT_EQ(cache.get(3), 30);
   EXPECT_EQ(cache.get(3), 30);
   cache.clock().advance(start + days(400) - 1ms - cache.clock().now());
   EXPECT_EQ(cache.get(3), 30);
   cache.clock().advance(1ms);
   EXPECT_EQ(cache.get(3), std::nullopt);
-  EXPECT_EQ(cache.stats().hits, 5u);
+  EXPECT_EQ(cache.get(4), 40);
+  EXPECT_EQ(cache.stats().hits, 7u);
   EXPECT_EQ(cache.stats().misses, 3u);
-  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.size(), 1u);
 }
 
 TEST(CacheLongTtl, FarDeadlinesOfStringKeysFollowTheirEntries) {
