@@ -756,8 +756,8 @@ TEST(SegmentedTable, APathologicalHashStillWorksForAModestNumberOfKeys) {
 // Keys that share every directory bit (a broken or attacked hash) cannot be split apart: once
 // their segment is at full depth it grows in place, by doubling, up to the slots a SlotId can
 // name and no further, even from a group count whose double would pass that (a split fits its
-// halves to their entries, so a segment can reach full depth at any count: here 308 groups,
-// doubled to 2 464, whose double would be 4 928). has_room_for turns false only there, and the
+// halves to their entries, so a segment can reach full depth at any count: here 320 groups,
+// doubled to 2 560, whose double would be 5 120). has_room_for turns false only there, and the
 // next insert stops the process with a message rather than hand out slot indexes that alias.
 TEST(SegmentedTable, ASegmentAtFullDepthGrowsToWhatASlotIdNamesAndNoFurther) {
   AimedTable table;
