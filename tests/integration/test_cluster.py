@@ -267,9 +267,13 @@ def test_meet_learns_a_peer_and_the_slots_it_serves(start_node, start_server):
     assert cb.execute_command("CLUSTER", "ADDSLOTS", 8) == "OK"
     assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
     wait_for(lambda: slots_seen(ca) == [[8, 8]], "a to see b's new slot")
-    # A slot both nodes claim is refused (and logged), and nothing changes.
-    assert cb.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
+    # A slot both nodes claim is refused (and logged), and nothing changes. a claims it first:
+    # the first MEET's echo (b introduces itself back, and a reads b's view once more) may still
+    # be on its way, and had b claimed the slot first, that late read could teach a that b
+    # serves it before a's own ADDSLOTS ("Slot 9 is already busy"). In this order the late read
+    # sees either b without slot 9, or the conflict this step expects.
     assert ca.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
+    assert cb.execute_command("CLUSTER", "ADDSLOTS", 9) == "OK"
     assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
     wait_for(lambda: any("slot 9 is served both here and by" in line for line in a.log_lines()),
              "a to refuse the MEET")
