@@ -31,7 +31,6 @@ class LaneMask {
   std::uint32_t bits() const noexcept { return bits_; }
   // std::size_t lanes: index arithmetic then needs no sign extension of ctz's int result.
   std::size_t lowest() const noexcept { return static_cast<std::uint32_t>(__builtin_ctz(bits_)); }
-  LaneMask without_lowest() const noexcept { return LaneMask(bits_ & (bits_ - 1)); }
 
   class Iterator {
    public:
