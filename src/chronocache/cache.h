@@ -1000,33 +1000,65 @@ class Cache {
 
   // Inserts a key with no live entry. Inline: out of line (to spare the overwrite path's
   // registers) it cost new-key puts ~15 % (bm_putStress_10M 95 -> 111 ns) and bought nothing
-  // measurable on bm_putSingle.
+  // measurable on bm_putSingle. A byte budget takes its own path, out of line: inline, its code
+  // sat in every put loop, and a cache without a budget paid ~10 % a new key for it
+  // (bm_putStress and bm_putStress_10M, alternating runs; 2 instructions fewer, so the loop's
+  // layout, not the test, cost the time).
   // `where`: the lookup's miss, naming the free slot it passed (Table::find_for_insert); dropped
   // once an eviction (which may shrink a segment) or a capture's hand-over (which may erase) ran.
   template <class Q>
-  PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h, std::uint32_t relative_now,
-                        Ref where) {
-    if (options_.max_entries != 0 && table_.size() >= options_.max_entries) {
+  CC_ALWAYS_INLINE PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
+                                         std::uint32_t relative_now, Ref where) {
+    if (options_.max_bytes != 0) [[unlikely]]
+      return put_absent_within_budget(std::forward<Q>(key), std::move(value), deadline, h,
+                                      relative_now, where);
+    if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
+    store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
+    return PutOutcome::kInserted;
+  }
+
+  template <class Q>
+  [[gnu::noinline]] PutOutcome put_absent_within_budget(Q&& key, V value, TimePoint deadline,
+                                                        Hashed h, std::uint32_t relative_now,
+                                                        const Ref& named_slot) {
+    // Taken by reference: by value, ShardedCache's put kept a frame pointer and spilled more on
+    // every overwrite (callgrind: its putSingle 182 -> 188 instructions).
+    Ref where = named_slot;
+    if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
+    // Room first for what the insert adds: table growth, if its segment is full, the policy's
+    // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise
+    // the check after settles it). Growth is asked again after each eviction, which may have
+    // freed the slot or the node the insert will take: evicting until the cache is empty
+    // because memory that is already held does not fall would be no budget at all.
+    std::size_t entry_bytes = HeapBytes<V>::of(value);
+    if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) entry_bytes += HeapBytes<K>::of(key);
+    const auto incoming = [&] {
+      return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) + entry_bytes;
+    };
+    while (memory_used() + incoming() > options_.max_bytes && table_.size() != 0) {
       if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
       where = Ref{};
     }
-    if (options_.max_bytes != 0) [[unlikely]] {
-      // Room first for what the insert adds: table growth, if its segment is full, the policy's
-      // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise
-      // the check after settles it). Growth is asked again after each eviction, which may have
-      // freed the slot or the node the insert will take: evicting until the cache is empty
-      // because memory that is already held does not fall would be no budget at all.
-      std::size_t entry_bytes = HeapBytes<V>::of(value);
-      if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) entry_bytes += HeapBytes<K>::of(key);
-      const auto incoming = [&] {
-        return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) +
-               entry_bytes;
-      };
-      while (memory_used() + incoming() > options_.max_bytes && table_.size() != 0) {
-        if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
-        where = Ref{};
-      }
+    const Ref fresh = store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
+    if (!enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
+      erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
+      return PutOutcome::kRejectedFull;
     }
+    return PutOutcome::kInserted;
+  }
+
+  // Under max_entries, a full cache drops the policy's victim for the new key (and the free slot
+  // `where` named, which the eviction may have moved): false when the policy names none.
+  CC_ALWAYS_INLINE bool room_for_one_more(std::uint32_t relative_now, Ref& where) {
+    if (options_.max_entries == 0 || table_.size() < options_.max_entries) return true;
+    where = Ref{};
+    return make_room(relative_now);
+  }
+
+  // The insert itself, once there is room: at `where` when the lookup named a free slot (a
+  // capture's hand-over drops it), with the entry's heap, deadline and policy word.
+  template <class Q>
+  CC_ALWAYS_INLINE Ref store_absent(Ref where, Q&& key, V value, TimePoint deadline, Hashed h) {
     if (capture_ != nullptr) [[unlikely]] {
       before_insert_slow(h.value);  // after make_room: an eviction may free the slot it takes
       where = Ref{};
@@ -1036,11 +1068,7 @@ class Cache {
     entry_heap_bytes_ += entry_heap_bytes(fresh);
     set_deadline(fresh, deadline);
     table_.meta(fresh) = policy_.on_insert(fresh.id(), h.value);
-    if (options_.max_bytes != 0 && !enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
-      erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
-      return PutOutcome::kRejectedFull;
-    }
-    return PutOutcome::kInserted;
+    return fresh;
   }
 
   std::size_t entry_heap_bytes(const Ref& ref) const noexcept {
