@@ -1097,9 +1097,9 @@ class Cache {
     return ref;
   }
   // The live entry, for a read; an expired one it meets is removed when `remove_expired` (out of
-  // line, as in expired_miss; a capture may leave it out, capture.h). A caller that may insert
-  // the key next must remove it: the table holds a key once. kRead counts a hit or a miss and
-  // tells the policy.
+  // line, as in get_past_window_deadline; a capture may leave it out, capture.h). A caller that
+  // may insert the key next must remove it: the table holds a key once. kRead counts a hit or a
+  // miss and tells the policy.
   template <class Q>
   CC_ALWAYS_INLINE Ref read_live(const Q& key, Hashed h, TimePoint now, Access access,
                                  bool remove_expired) {
