@@ -1243,11 +1243,14 @@ class SegmentedTable {
   }
 
   // The insert target at free slot `index` of `seg`: it grows first when the slot is empty (not
-  // a tombstone) and the segment's budget of empty slots is spent.
+  // a tombstone) and the segment's budget of empty slots is spent. The budget first: it is rarely
+  // spent, so a new key reads its control byte once, in place_new (2 instructions fewer).
   static InsertTarget target_at(SegmentType* seg, std::uint32_t index) noexcept {
+    if (seg->growth_left != 0) [[likely]]
+      return {seg, index, false};
     const bool claims_empty =
         seg->groups()[index / kGroupWidth].ctrl[index % kGroupWidth] == kEmpty;
-    return {seg, index, claims_empty && seg->growth_left == 0};
+    return {seg, index, claims_empty};
   }
 
   // Stores a new entry in the free slot `target` names (growth not needed).
