@@ -9,8 +9,9 @@
 //   engine_ops <peer> <scenario> <ops>      scenarios: putSingle getHit GetMiss getRandomKeys
 //   mixedZipf; peers: those of engine_bench. engine_ops_sharded, built from this file with
 //   CC_ENGINE_OPS_SHARDED, has the one peer chronocache_sharded (ShardedCache). engine_ops_growth,
-//   built with CC_ENGINE_OPS_GROWTH, has the one scenario putStress (fresh keys into a table that
-//   starts empty, so every step of its growth is counted) for every peer.
+//   built with CC_ENGINE_OPS_GROWTH, has two scenarios for every peer: putStress (fresh keys into
+//   a table that starts empty, so every step of its growth is counted) and putReserved (the same
+//   keys into a table reserved for all of them: the insert alone).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,9 +74,10 @@ template <class P>
   for (long i = 0; i < ops; ++i) peer.put(static_cast<int>(i), static_cast<int>(i), 60s);
 }
 
-template <class P>
-int run_fresh_puts(long ops) {
+template <ReservablePeer P>
+int run_fresh_puts(long ops, bool reserved) {
   P peer;
+  if (reserved) peer.reserve(static_cast<std::size_t>(ops));
   run_ops_fresh_puts(peer, ops);
   return 0;
 }
@@ -111,14 +113,15 @@ int main(int argc, char** argv) {
   const std::string_view name = argv[2];
   const long ops = std::atol(argv[3]);
 #ifdef CC_ENGINE_OPS_GROWTH
-  if (name != "putStress") {
-    std::fprintf(stderr, "engine_ops_growth: the one scenario is putStress, not %s\n", argv[2]);
+  if (name != "putStress" && name != "putReserved") {
+    std::fprintf(stderr, "engine_ops_growth: scenarios are putStress and putReserved, not %s\n",
+                 argv[2]);
     return 2;
   }
   int status = -1;
   AllPeers<int, int>::for_each([&](auto tag) {
     using P = typename decltype(tag)::type;
-    if (P::kName == peer_name) status = run_fresh_puts<P>(ops);
+    if (P::kName == peer_name) status = run_fresh_puts<P>(ops, name == "putReserved");
   });
 #else
   Scenario scenario;

@@ -5,7 +5,8 @@ Wall time on a shared VM moves by tens of percent between runs; the instructions
 executes do not (the same binary and inputs give the same count). engine_ops runs each scenario's
 loop in run_ops(), the only function callgrind collects in, so set-up and the clock's ticker
 thread are not counted. putStress puts fresh keys into a table that starts empty, so its count
-includes every step of the table's growth. Instructions are not time (a cache miss costs no instructions), so this
+includes every step of the table's growth; putReserved puts them into a table reserved for them,
+the insert alone. Instructions are not time (a cache miss costs no instructions), so this
 table complements `make bench`, it does not replace it.
 
 A second table counts the server's SET path (bench/server/set_ops.cc: Db, from parsed arguments
@@ -26,9 +27,10 @@ import tempfile
 # chronocache_compact: Cache with CompactIntHash (base/compact_int_hash.h), 2-byte keys.
 PEERS = ["chronocache", "chronocache_compact", "naive", "boost_flat", "absl_flat"]
 SCENARIOS = ["putSingle", "getHit", "GetMiss", "getRandomKeys", "mixedZipf"]
-# Fresh keys into a table that starts empty, growth included: engine_ops_growth runs it, as a
-# binary of its own (one more call of put in engine_ops changed how GCC inlines the others).
-GROWTH_SCENARIO = "putStress"
+# Fresh keys into a table that starts empty, growth included (putStress), and into one reserved
+# for them, the insert alone (putReserved): engine_ops_growth runs both, as a binary of its own
+# (one more call of put in engine_ops changed how GCC inlines the others).
+GROWTH_SCENARIOS = ["putStress", "putReserved"]
 SERVER_SCENARIOS = ["setPlain", "setGetKeepTtl"]
 SHARDED_SCENARIOS = ["getHit", "GetMiss", "getRandomKeys", "putSingle"]
 
@@ -89,8 +91,8 @@ def main():
     print("| scenario | " + " | ".join(PEERS) +
           " | vs naive | vs fastest flat map | compact vs fastest flat map |")
     print("|---|" + "---:|" * (len(PEERS) + 3))
-    for scenario in SCENARIOS + [GROWTH_SCENARIO]:
-        scenario_binary = binary + "_growth" if scenario == GROWTH_SCENARIO else binary
+    for scenario in SCENARIOS + GROWTH_SCENARIOS:
+        scenario_binary = binary + "_growth" if scenario in GROWTH_SCENARIOS else binary
         per_op = {peer: count(scenario_binary, peer, scenario, args.ops) for peer in PEERS}
         ours = per_op["chronocache"]
         flat = min(per_op["boost_flat"], per_op["absl_flat"])

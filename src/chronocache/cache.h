@@ -1002,8 +1002,8 @@ class Cache {
   // registers) it cost new-key puts ~15 % (bm_putStress_10M 95 -> 111 ns) and bought nothing
   // measurable on bm_putSingle. A byte budget takes its own path, out of line: inline, its code
   // sat in every put loop, and a cache without a budget paid ~10 % a new key for it
-  // (bm_putStress and bm_putStress_10M, alternating runs; 2 instructions fewer, so the loop's
-  // layout, not the test, cost the time).
+  // (bm_putStress and bm_putStress_10M, alternating runs; a few instructions fewer, so the
+  // loop's layout, not the test, cost the time).
   // `where`: the lookup's miss, naming the free slot it passed (Table::find_for_insert); dropped
   // once an eviction (which may shrink a segment) or a capture's hand-over (which may erase) ran.
   template <class Q>

@@ -31,6 +31,13 @@ concept CachePeer = std::default_initializable<P> &&
   { const_peer.size() } -> std::same_as<std::size_t>;
 };
 
+// A peer that can make room for `entries` up front, as each library's reserve() does: the
+// growth binary's putReserved scenario counts an insert without the table's growth.
+template <class P>
+concept ReservablePeer = CachePeer<P> && requires(P& peer, std::size_t entries) {
+  peer.reserve(entries);
+};
+
 // A compile-time list of peers; for_each calls f(std::type_identity<Peer>{}) for each, in order.
 template <CachePeer... Peers>
 struct PeerList {

@@ -30,6 +30,7 @@ class ChronoCachePeer {
   }
   [[gnu::always_inline]] std::optional<V> get(const K& key) { return cache_.get(key); }
   std::size_t size() const { return cache_.size(); }
+  void reserve(std::size_t entries) { cache_.reserve(entries); }
 
   // What the engine believes it holds; engine_memory prints it beside the counted heap bytes.
   std::size_t memory_bytes() const { return cache_.memory_bytes(); }

@@ -52,6 +52,7 @@ class FlatMapPeer {
   }
 
   std::size_t size() const { return map_.size(); }
+  void reserve(std::size_t entries) { map_.reserve(entries); }
 
  private:
   CoarseClock clock_;

@@ -49,6 +49,10 @@ class NaivePeer {
     std::lock_guard lock(mu_);
     return map_.size();
   }
+  void reserve(std::size_t entries) {
+    std::lock_guard lock(mu_);
+    map_.reserve(entries);
+  }
 
  private:
   struct Entry {
