@@ -172,6 +172,14 @@ struct Segment {
   GroupT* groups() noexcept {
     return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
   }
+  // groups() + g for a probe's first group, by one multiply. GCC builds g * 208 (int -> int)
+  // from three dependent lea/shl instructions; hiding the constant makes it one imul, which a
+  // lookup's loop, running near the core's dispatch width, notices (engine.md, "Hot-path notes").
+  CC_ALWAYS_INLINE GroupT* group(std::size_t g) noexcept {
+    std::size_t stride = sizeof(GroupT);
+    asm("" : "+r"(stride));
+    return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(groups()) + g * stride);
+  }
   // `column_word` bytes per slot follow the groups when the table keeps a meta column.
   static constexpr std::size_t bytes_for(std::uint32_t groups,
                                          std::size_t column_word = 0) noexcept {
@@ -336,15 +344,26 @@ class SegmentedTable {
   template <class Q>
   CC_ALWAYS_INLINE Ref find(const Q& key, std::uint64_t h) const noexcept {
     // The directory entry carries the group mask, so the probe's first load does not wait for
-    // the segment header: directory -> control bytes -> key is the whole dependent chain.
-    const DirectoryEntry& entry = directory_[directory_index(h)];
+    // the segment header: directory -> control bytes -> key is the whole dependent chain, and
+    // in a table of one segment, control bytes -> key (entry_for).
+    DirectoryEntry entry = sole_;
+    std::size_t g;
+    GroupType* group;
+    if (one_segment()) {
+      g = home_group(h, entry.groups);
+      group = entry.segment->group(g);
+    } else {
+      // Only a table larger than one segment (53 KiB for int -> int) may miss the cache: it
+      // asks for the slots' lines with the control bytes' (prefetch_slot_lines says why), 3
+      // instructions that a table of one segment does not spend. Each branch computes its
+      // group: tested twice instead, GCC kept both tests (getHit 43 -> 44 instructions).
+      entry = directory_[directory_index(h)];
+      g = home_group(h, entry.groups);
+      group = entry.segment->group(g);
+      prefetch_slot_lines(group);
+    }
     SegmentType* seg = entry.segment;
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
-    std::size_t g = home_group(h, entry.groups);
-    GroupType* group = seg->groups() + g;
-    // The slots' lines with the control bytes' (prefetch_slot_lines says why): 3 instructions
-    // a lookup.
-    prefetch_slot_lines(group);
     for (;;) {
       const GroupCtrl ctrl(group->ctrl);
       for (std::size_t lane : ctrl.match(tag)) {
@@ -369,14 +388,14 @@ class SegmentedTable {
   // free slot; false, as any miss). A put of a new key then probes once, not twice (insert_at).
   template <class Q>
   CC_ALWAYS_INLINE Ref find_for_insert(const Q& key, std::uint64_t h) noexcept {
-    const DirectoryEntry& entry = directory_[directory_index(h)];
+    const DirectoryEntry entry = entry_for(h);
     SegmentType* seg = entry.segment;
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     // The home group first, where nearly every probe ends: what a longer probe keeps track of
     // (the first free slot it passed) then costs the others nothing (putSingle: 81 -> 78
     // instructions; a lambda for the key match below cost 38 more, callgrind).
     std::size_t g = home_group(h, entry.groups);
-    GroupType* group = seg->groups() + g;
+    GroupType* group = seg->group(g);
     GroupCtrl ctrl(group->ctrl);
     for (std::size_t lane : ctrl.match(tag)) {
       SlotType* slot = group->slot(lane);
@@ -407,7 +426,7 @@ class SegmentedTable {
   // Starts loading the home group of hash `h` (control bytes and slots) into the cache, so that
   // a caller who knows several upcoming keys overlaps their cache misses. Changes nothing.
   void prefetch(std::uint64_t h) const noexcept {
-    const DirectoryEntry& entry = directory_[directory_index(h)];
+    const DirectoryEntry entry = entry_for(h);
     const GroupType* group = entry.segment->groups() + home_group(h, entry.groups);
     __builtin_prefetch(group);
     prefetch_slot_lines(group);
@@ -417,7 +436,7 @@ class SegmentedTable {
   // candidates a lookup will compare, for a caller that prefetches what their keys point to.
   template <class Fn>
   void for_each_candidate(std::uint64_t h, Fn&& fn) const {
-    const DirectoryEntry& entry = directory_[directory_index(h)];
+    const DirectoryEntry entry = entry_for(h);
     const std::size_t g = home_group(h, entry.groups);
     GroupType* group = entry.segment->groups() + g;
     for (std::size_t lane : GroupCtrl(group->ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
@@ -441,7 +460,7 @@ class SegmentedTable {
   // its own, seldom in the cache in a large table) is then read only for growth_left, which no
   // address waits for.
   InsertTarget insert_target(std::uint64_t h) const noexcept {
-    const DirectoryEntry& entry = directory_[directory_index(h)];
+    const DirectoryEntry entry = entry_for(h);
     SegmentType* seg = entry.segment;
     const std::uint32_t groups = entry.groups;
     std::size_t g = home_group(h, groups);
@@ -850,6 +869,10 @@ class SegmentedTable {
   }
 
  private:
+  struct DirectoryEntry {
+    SegmentType* segment;
+    std::uint32_t groups;  // a copy of segment->group_total, read without touching the segment
+  };
   static std::uint32_t chunk_groups(const SegmentType* seg) noexcept {
     return (seg->group_count() + kCaptureChunks - 1) / kCaptureChunks;
   }
@@ -903,8 +926,18 @@ class SegmentedTable {
     }
   }
 
-  SegmentType* segment_for(std::uint64_t h) const noexcept {
-    return directory_[directory_index(h)].segment;
+  SegmentType* segment_for(std::uint64_t h) const noexcept { return entry_for(h).segment; }
+  // The directory entry of hash `h`. A table of one segment (every table until its first split,
+  // up to 3 840 entries for int -> int) keeps that segment's entry beside the directory, so a
+  // probe's first address does not wait for a load indexed by the hash. Returned by value, so
+  // that GCC branches on it: a selected address would put the load back on the chain.
+  CC_ALWAYS_INLINE DirectoryEntry entry_for(std::uint64_t h) const noexcept {
+    if (one_segment()) return sole_;
+    return directory_[directory_index(h)];
+  }
+  // Quotient-key tables start with many segments (reset), so they never test sole_.
+  CC_ALWAYS_INLINE bool one_segment() const noexcept {
+    return !kQuotientKeys && sole_.segment != nullptr;
   }
   // The directory always has at least 2 entries (depth >= 1), so the shift is never 64.
   std::size_t directory_index(std::uint64_t h) const noexcept {
@@ -1126,6 +1159,7 @@ class SegmentedTable {
                                      kQuotientKeys ? static_cast<std::uint16_t>(prefix) : 0));
       directory_.push_back(DirectoryEntry{segments_.back(), segments_.back()->group_total});
     }
+    note_segment_count();
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
@@ -1220,6 +1254,7 @@ class SegmentedTable {
     pooled_segment_bytes_ = 0;
     segments_.clear();
     directory_.clear();
+    note_segment_count();
   }
 
   template <class OnMove>
@@ -1356,6 +1391,12 @@ class SegmentedTable {
   void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
     std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count,
                 DirectoryEntry{seg, seg->group_total});
+    note_segment_count();
+  }
+  // Keeps sole_ true to segments_: after every change to the directory.
+  void note_segment_count() noexcept {
+    sole_ = segments_.size() == 1 ? DirectoryEntry{segments_[0], segments_[0]->group_total}
+                                  : DirectoryEntry{nullptr, 0};
   }
 
   static std::uint8_t next_generation(const SegmentType* seg) noexcept {
@@ -1459,12 +1500,8 @@ class SegmentedTable {
     segment_rebuilt(index);
   }
 
-  struct DirectoryEntry {
-    SegmentType* segment;
-    std::uint32_t groups;  // a copy of segment->group_total, read without touching the segment
-  };
-
   std::vector<DirectoryEntry> directory_;  // 2^depth_ entries; several may share a segment
+  DirectoryEntry sole_{nullptr, 0};        // the one segment's entry, while there is one
   std::vector<SegmentType*> segments_;     // each segment once, owned; index = SlotId high half
   unsigned depth_ = 1;
   unsigned directory_shift_ = 63;  // 64 - depth_
