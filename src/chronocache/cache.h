@@ -111,7 +111,9 @@ class Cache {
   using Ref = typename Table::Ref;
 
  public:
-  explicit Cache(CacheOptions options = {}, ClockT clock = ClockT(), Hash hash = Hash(),
+  // The options by reference: by value, their 24 bytes went on the stack, and GCC kept a frame
+  // pointer (a register fewer for every loop) in each function that constructs a Cache.
+  explicit Cache(const CacheOptions& options = {}, ClockT clock = ClockT(), Hash hash = Hash(),
                  Eq eq = Eq())
       : options_(options),
         clock_(std::move(clock)),

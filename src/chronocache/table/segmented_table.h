@@ -500,8 +500,9 @@ class SegmentedTable {
       if (!target.grows) [[likely]]
         return place_new(target, std::forward<Q>(key), std::forward<VArg>(value), h, deadline);
     }
-    return insert_absent(std::forward<Q>(key), std::forward<VArg>(value), h, deadline,
-                         std::forward<OnMove>(on_move));
+    const Ref fresh = insert_elsewhere(std::forward<Q>(key), std::forward<VArg>(value), h, on_move);
+    fresh.slot->deadline = deadline;
+    return fresh;
   }
 
   // Whether a key of hash `h` can be inserted: false only when its segment is full and can
@@ -1378,6 +1379,16 @@ class SegmentedTable {
       place_moved(pick(h), h, slot, word_at(seg, slot_index(g, lane), slot), on_move);
       std::destroy_at(&slot);
     });
+  }
+
+  // insert_absent for insert_at, out of line, with the deadline left to the caller: six
+  // arguments with the returned Ref's address, all in registers. A seventh goes on the stack,
+  // and GCC then keeps a frame pointer in every function that inlines a put, a register fewer
+  // for its loops (engine_bench's get loops kept their counter in memory).
+  template <class Q, class VArg, class OnMove>
+  [[gnu::noinline]] Ref insert_elsewhere(Q&& key, VArg&& value, std::uint64_t h, OnMove& on_move) {
+    return insert_absent(std::forward<Q>(key), std::forward<VArg>(value), h, StoredDeadline{},
+                         on_move);
   }
 
   // Directory entries owned by the segment that `h` routes to: [first, first + count).
