@@ -346,10 +346,13 @@ class SegmentedTable {
     // The directory entry carries the group mask, so the probe's first load does not wait for
     // the segment header: directory -> control bytes -> key is the whole dependent chain, and
     // in a table of one segment, control bytes -> key (entry_for).
+    // [[likely]] lays the one-segment path straight through: a larger table's lookup waits on
+    // memory and does not notice the jump (engine_bench: GetMiss 1.44 -> 1.23 ns, getHit and
+    // getRandomKeys within 4 %, getRandomKeys_10M unchanged).
     DirectoryEntry entry = sole_;
     std::size_t g;
     GroupType* group;
-    if (one_segment()) {
+    if (one_segment()) [[likely]] {
       g = home_group(h, entry.groups);
       group = entry.segment->group(g);
     } else {
@@ -933,7 +936,8 @@ class SegmentedTable {
   // probe's first address does not wait for a load indexed by the hash. Returned by value, so
   // that GCC branches on it: a selected address would put the load back on the chain.
   CC_ALWAYS_INLINE DirectoryEntry entry_for(std::uint64_t h) const noexcept {
-    if (one_segment()) return sole_;
+    if (one_segment()) [[likely]]
+      return sole_;
     return directory_[directory_index(h)];
   }
   // Quotient-key tables start with many segments (reset), so they never test sole_.
