@@ -1164,7 +1164,7 @@ class SegmentedTable {
                                      kQuotientKeys ? static_cast<std::uint16_t>(prefix) : 0));
       directory_.push_back(DirectoryEntry{segments_.back(), segments_.back()->group_total});
     }
-    note_segment_count();
+    refresh_sole_entry();
     size_ = 0;
     cursor_segment_ = 0;
     cursor_slot_ = 0;
@@ -1259,7 +1259,7 @@ class SegmentedTable {
     pooled_segment_bytes_ = 0;
     segments_.clear();
     directory_.clear();
-    note_segment_count();
+    refresh_sole_entry();
   }
 
   template <class OnMove>
@@ -1406,10 +1406,11 @@ class SegmentedTable {
   void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
     std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count,
                 DirectoryEntry{seg, seg->group_total});
-    note_segment_count();
+    refresh_sole_entry();
   }
-  // Keeps sole_ true to segments_: after every change to the directory.
-  void note_segment_count() noexcept {
+  // Sets sole_ from segments_ (the one segment's entry, or none): after every change to the
+  // directory, so it never names a segment that has gone.
+  void refresh_sole_entry() noexcept {
     sole_ = segments_.size() == 1 ? DirectoryEntry{segments_[0], segments_[0]->group_total}
                                   : DirectoryEntry{nullptr, 0};
   }
