@@ -20,6 +20,8 @@
 //   bm_getRandomKeys       uniform random hits over 1 000 prefilled keys
 //   bm_GetMiss             get(-1), absent, in a cache holding only key 42
 //   bm_getRandomKeys_10M   uniform random hits over 10 M prefilled keys (misses cache and TLB)
+//   bm_GetMiss_10M         uniform random absent keys against the same 10 M: a cache-aside
+//                          miss in a large cache, where only a peer's control bytes are read
 //   bm_putStress_10M       put(key++, ...) x 10 M into a cache created empty per repetition
 //   bm_mixedZipf           90 % get / 10 % put, Zipf(0.99) over 1 M prefilled keys
 //
@@ -215,6 +217,22 @@ void bm_get_random_keys_10m(benchmark::State& state) {
   expect(state, peer.size() == static_cast<std::size_t>(kLargeKeySpace), "entries were lost");
 }
 
+// Keys [kLargeKeySpace, 2 kLargeKeySpace): the same random stream, shifted past every stored key.
+template <CachePeer P>
+void bm_get_miss_10m(benchmark::State& state) {
+  P& peer = prefilled_large_peer<P>();
+  const std::vector<int>& keys = large_random_keys();
+  std::size_t i = 0;
+  std::size_t found = 0;
+  for (auto _ : state) {
+    const auto value = peer.get(keys[i++ & (kLargeStreamLength - 1)] + kLargeKeySpace);
+    found += value.has_value();
+    consume(value);
+  }
+  expect(state, found == 0 && peer.size() == static_cast<std::size_t>(kLargeKeySpace),
+         "an absent key was found");
+}
+
 template <CachePeer P>
 void bm_mixed_zipf(benchmark::State& state) {
   P peer;
@@ -341,6 +359,8 @@ void register_all_scenarios() {
                     [](auto tag) { return &bm_get_miss<typename decltype(tag)::type>; });
   register_scenario("bm_getRandomKeys_10M",
                     [](auto tag) { return &bm_get_random_keys_10m<typename decltype(tag)::type>; });
+  register_scenario("bm_GetMiss_10M",
+                    [](auto tag) { return &bm_get_miss_10m<typename decltype(tag)::type>; });
   register_scenario(
       "bm_putStress_10M", [](auto tag) { return &bm_put_fresh_keys<typename decltype(tag)::type>; },
       kPutStress10MIterations);
