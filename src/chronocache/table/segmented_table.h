@@ -7,13 +7,14 @@
 //   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
 //   └─┬──┴─┬──┴─┬──┴─┬──┘
 //     └────┘    │    │
-//   segment: header │ group 0 │ group 1 │ ... │ group G-1 [│ meta column: 16 G policy words]
-//   group:   16 control bytes │ 16 slots { key, value, deadline, policy meta (unless in column) }
+//   segment: header │ control bytes: 16 a group, G groups │ body 0 │ ... │ body G-1
+//            [│ meta column: 16 G policy words]
+//   body:    16 slots { key, value, deadline, policy meta (unless in column) }
 //   (G = any count from 1 to 256, or the 256 and the rest of its last page; the column only
-//   for MetaColumn tables, while switched on)
+//   for MetaColumn tables, while switched on). Group g is control bytes g and body g (Group).
 //
 // Keys stored as quotients (a QuotientHash such as CompactIntHash, base/compact_int_hash.h): a
-// group holds 16 control bytes │ 16 quotients │ 16 slots { value, deadline, meta }, and the key
+// body holds 16 quotients │ 16 slots { value, deadline, meta }, and the key
 // is whatever its quotient, its tag and its segment's hash prefix give back (key_of). Such a
 // table starts at the depth the prefix needs (512 segments), and is sized for memory: segments
 // of up to 1024 groups grow by a tenth (a page is then at most 1/44 of a segment, and the load
@@ -22,7 +23,9 @@
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
 // group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
 // SSE2 instruction, checks the keys of the matching lanes, and moves to the next group (linearly,
-// wrapping inside the segment) only while the group has no empty slot.
+// wrapping inside the segment) only while the group has no empty slot. A probe that matches no
+// tag (a miss, a new key) reads the control bytes alone, and those of a large table fit the
+// last-level cache (1/13 of its bytes for int -> int).
 //
 // Growth, per segment, when an insert needs an empty slot and the segment is 15/16 full:
 //   * many tombstones (size <= 25/32 of capacity): a clean rebuild at its fitted size;
@@ -119,45 +122,89 @@ struct KeylessSlot {
 };
 
 struct NoKeyColumn {};
-// A group's stored quotients, lane by lane: beside the control bytes, so a probe compares them
-// without touching the slots (int -> int: 16 + 32 bytes, the first cache line).
+// A group's stored quotients, lane by lane, before its slots: a probe whose tag matched compares
+// them without reading a slot (int -> int: 32 bytes and 16 slots of 8).
 template <class Q>
 struct KeyColumn {
   Q quotient[kGroupWidth];
 };
 
+// Slot n's byte offset in an array of slots, as a 32-bit multiple of the largest power of two
+// (up to 8) dividing the slot size, times that power: the multiply's 32-bit result needs no
+// widening, and the power becomes the x86 address's scale (n * 3, then [base + 4 * that] for a
+// 12-byte slot). Written as n * sizeof, GCC spent one more instruction per probe (callgrind:
+// getHit 52 -> 51).
+template <class SlotT>
+CC_ALWAYS_INLINE std::size_t slot_offset(std::size_t n) noexcept {
+  constexpr std::uint32_t kScale = sizeof(SlotT) % 8 == 0   ? 8
+                                   : sizeof(SlotT) % 4 == 0 ? 4
+                                   : sizeof(SlotT) % 2 == 0 ? 2
+                                                            : 1;
+  const std::uint32_t units =
+      static_cast<std::uint32_t>(n) * static_cast<std::uint32_t>(sizeof(SlotT) / kScale);
+  return std::size_t{units} * kScale;
+}
+
+// What a group holds besides its control bytes: the key column (quotient keys) and 16 slots.
 template <class SlotT, class Keys = NoKeyColumn>
-struct alignas(16) Group {
-  Ctrl ctrl[kGroupWidth];
+struct alignas(16) GroupBody {
   [[no_unique_address]] Keys keys;
   alignas(SlotT) unsigned char storage[kGroupWidth * sizeof(SlotT)];
 
-  SlotT* slot(std::size_t lane) noexcept {
-    return std::launder(reinterpret_cast<SlotT*>(storage + offset_of(lane)));
-  }
-  void* raw_slot(std::size_t lane) noexcept { return storage + offset_of(lane); }
+  void* raw_slot(std::size_t lane) noexcept { return storage + slot_offset<SlotT>(lane); }
+};
 
- private:
-  // A lane's byte offset, as a 32-bit multiple of the largest power of two (up to 8) dividing
-  // the slot size, times that power: the multiply's 32-bit result needs no widening, and the
-  // power becomes the x86 address's scale (lane * 3, then [storage + 4 * that] for a 12-byte
-  // slot). Written as lane * sizeof, GCC spent one more instruction per probe (callgrind:
-  // getHit 52 -> 51).
-  static constexpr std::uint32_t kAddressScale = sizeof(SlotT) % 8 == 0   ? 8
-                                                 : sizeof(SlotT) % 4 == 0 ? 4
-                                                 : sizeof(SlotT) % 2 == 0 ? 2
-                                                                          : 1;
-  static std::size_t offset_of(std::size_t lane) noexcept {
-    const std::uint32_t units = static_cast<std::uint32_t>(lane) *
-                                static_cast<std::uint32_t>(sizeof(SlotT) / kAddressScale);
-    return std::size_t{units} * kAddressScale;
+// A group of 16 slots, as two addresses: its 16 control bytes, which lie with every other
+// group's at the front of the segment, and its body, in the segment's back part. Kept apart, a
+// large table's control bytes take 1/13 of its memory (int -> int), so a probe that reads only
+// them (a miss, a new key) finds them in the last-level cache (10 M entries: 12 MiB of them);
+// inside each group, every such probe was a miss to memory. The body's address is computed
+// when a slot is asked for, so a probe that ends at the control bytes does not spend it.
+template <class SlotT, class Keys = NoKeyColumn>
+struct Group {
+  using Body = GroupBody<SlotT, Keys>;
+  Ctrl* ctrl;
+  Body* bodies;       // the segment's
+  std::size_t first;  // the segment's slot index of lane 0: g * 16, a control byte a slot
+
+  std::size_t g() const noexcept { return first / kGroupWidth; }
+  // From `first`, as the control bytes' address is (a body's size is a multiple of 16).
+  CC_ALWAYS_INLINE Body* body() const noexcept {
+    return reinterpret_cast<Body*>(reinterpret_cast<unsigned char*>(bodies) +
+                                   first * (sizeof(Body) / kGroupWidth));
+  }
+  SlotT* slot(std::size_t lane) const noexcept {
+    return std::launder(static_cast<SlotT*>(raw_slot(lane)));
+  }
+  // Without a key column the bodies are one array of slots, and the slot's address is the
+  // segment's slot index (g * 16 + lane, which the caller has at hand) scaled: 3 instructions a
+  // lookup fewer than the body's address and then the lane's (callgrind, getHit 45 -> 42).
+  CC_ALWAYS_INLINE void* raw_slot(std::size_t lane) const noexcept {
+    if constexpr (std::is_empty_v<Keys>) {
+      static_assert(sizeof(Body) == kGroupWidth * sizeof(SlotT), "bodies are an array of slots");
+      return reinterpret_cast<unsigned char*>(bodies) + slot_offset<SlotT>(first + lane);
+    } else {
+      return body()->raw_slot(lane);
+    }
+  }
+  Keys& keys() const noexcept { return body()->keys; }
+
+  // Group g of a segment whose control bytes and bodies start at `ctrl` and `bodies`.
+  // Both addresses come from g * 16, which GCC then computes once.
+  CC_ALWAYS_INLINE static Group at(Ctrl* ctrl, Body* bodies, std::size_t g) noexcept {
+    const std::size_t first = g * kGroupWidth;
+    return Group{ctrl + first, bodies, first};
   }
 };
 
+//   segment: header │ control bytes: 16 a group │ bodies │ [meta column: 16 words a group]
 template <class SlotT, class Keys = NoKeyColumn>
 struct Segment {
   using GroupT = Group<SlotT, Keys>;
+  using BodyT = GroupBody<SlotT, Keys>;
   static constexpr std::size_t kHeaderBytes = 16;
+  // What a group takes: its control bytes and its body (without a meta column).
+  static constexpr std::size_t kGroupBytes = kGroupWidth + sizeof(BodyT);
 
   std::uint16_t group_total;  // any count from 1 (the home group is a fraction of the hash)
   std::uint16_t prefix;       // its keys' top QuotientHash::kPrefixBits hash bits (quotient keys)
@@ -169,26 +216,23 @@ struct Segment {
 
   std::uint32_t group_count() const noexcept { return group_total; }
   std::uint32_t capacity() const noexcept { return group_count() * kGroupWidth; }
-  GroupT* groups() noexcept {
-    return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
+  // Every group's control bytes, group by group (16-byte aligned).
+  Ctrl* ctrl_bytes() noexcept {
+    return reinterpret_cast<Ctrl*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
   }
-  // groups() + g for a probe's first group, by one multiply. GCC builds g * 208 (int -> int)
-  // from three dependent lea/shl instructions; hiding the constant makes it one imul, which a
-  // lookup's loop, running near the core's dispatch width, notices (engine.md, "Hot-path notes").
-  CC_ALWAYS_INLINE GroupT* group(std::size_t g) noexcept {
-    std::size_t stride = sizeof(GroupT);
-    asm("" : "+r"(stride));
-    return reinterpret_cast<GroupT*>(reinterpret_cast<unsigned char*>(groups()) + g * stride);
+  BodyT* bodies() noexcept {
+    return reinterpret_cast<BodyT*>(ctrl_bytes() + std::size_t{group_total} * kGroupWidth);
   }
-  // `column_word` bytes per slot follow the groups when the table keeps a meta column.
+  GroupT group(std::size_t g) noexcept { return GroupT::at(ctrl_bytes(), bodies(), g); }
+  // `column_word` bytes per slot follow the bodies when the table keeps a meta column.
   static constexpr std::size_t bytes_for(std::uint32_t groups,
                                          std::size_t column_word = 0) noexcept {
-    return kHeaderBytes + std::size_t{groups} * (sizeof(GroupT) + kGroupWidth * column_word);
+    return kHeaderBytes + std::size_t{groups} * (kGroupBytes + kGroupWidth * column_word);
   }
-  // The meta column, right after the last group (16-byte aligned, as groups are).
+  // The meta column, right after the last body (16-byte aligned, as bodies are).
   template <class Word>
   Word* column() noexcept {
-    return reinterpret_cast<Word*>(groups() + group_total);
+    return reinterpret_cast<Word*>(bodies() + group_total);
   }
   static std::uint32_t max_growth(std::uint32_t capacity) noexcept {
     return capacity - capacity / 16;
@@ -224,6 +268,7 @@ class SegmentedTable {
   using KeysType = typename KeyStorage<Hash>::Column;
   using SegmentType = Segment<SlotType, KeysType>;
   using GroupType = Group<SlotType, KeysType>;
+  using BodyType = GroupBody<SlotType, KeysType>;
   // An entry's policy word: in its slot, or in its segment's meta column (MetaColumn<W>).
   using MetaWord = typename MetaLayout<Meta>::Word;
   static constexpr bool kMetaColumn = MetaLayout<Meta>::kColumn;
@@ -243,8 +288,10 @@ class SegmentedTable {
   static_assert(kMaxGroups * kGroupWidth <= (1u << kSlotIdSlotBits), "slot index must fit SlotId");
   static constexpr std::uint32_t kNoFreeSlot = ~std::uint32_t{0};  // no slot index is this
   static_assert(SegmentType::kHeaderBytes >= sizeof(SegmentType) &&
-                    SegmentType::kHeaderBytes % alignof(GroupType) == 0,
-                "groups start right after the segment header, aligned");
+                    SegmentType::kHeaderBytes % alignof(typename SegmentType::BodyT) == 0 &&
+                    alignof(typename SegmentType::BodyT) == kGroupWidth,
+                "control bytes start right after the segment header, and bodies after them, "
+                "aligned");
 
   // A found or inserted entry. Valid until the next insert_absent/reserve/clear or its erase.
   struct Ref {
@@ -272,7 +319,7 @@ class SegmentedTable {
   // segment bytes (every segment is a header plus whole groups), so no counter needs upkeep.
   std::size_t capacity() const noexcept {
     return (segment_bytes_ - SegmentType::kHeaderBytes * segments_.size()) /
-           (sizeof(GroupType) + kGroupWidth * column_word_bytes()) * kGroupWidth;
+           (SegmentType::kGroupBytes + kGroupWidth * column_word_bytes()) * kGroupWidth;
   }
   unsigned depth() const noexcept { return depth_; }
 
@@ -308,20 +355,20 @@ class SegmentedTable {
     const std::size_t old_word = column_word_bytes();
     column_on_ = on;
     for (std::size_t first = 0; first < directory_.size();) {
-      SegmentType* seg = directory_[first].segment;
+      SegmentType* seg = directory_[first].segment();
       const std::size_t count = std::size_t{1} << (depth_ - seg->local_depth);
       SegmentType* fresh = allocate(seg->group_count(), seg->size, seg->index, seg->local_depth,
                                     seg->prefix, seg->generation, Fit::kExact);
       fresh->size = seg->size;
       fresh->growth_left = seg->growth_left;
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* from = seg->groups() + g;
-        GroupType* to = fresh->groups() + g;
-        std::memcpy(to->ctrl, from->ctrl, kGroupWidth);
-        to->keys = from->keys;
-        for (std::size_t lane : GroupCtrl(from->ctrl).match_full()) {
-          ::new (to->raw_slot(lane)) SlotType(std::move(*from->slot(lane)));
-          std::destroy_at(from->slot(lane));
+        const GroupType from = seg->group(g);
+        const GroupType to = fresh->group(g);
+        std::memcpy(to.ctrl, from.ctrl, kGroupWidth);
+        to.keys() = from.keys();
+        for (std::size_t lane : GroupCtrl(from.ctrl).match_full()) {
+          ::new (to.raw_slot(lane)) SlotType(std::move(*from.slot(lane)));
+          std::destroy_at(from.slot(lane));
         }
       }
       if (on)
@@ -343,35 +390,41 @@ class SegmentedTable {
 
   template <class Q>
   CC_ALWAYS_INLINE Ref find(const Q& key, std::uint64_t h) const noexcept {
-    // The directory entry carries the group mask, so the probe's first load does not wait for
-    // the segment header: directory -> control bytes -> key is the whole dependent chain, and
-    // in a table of one segment, control bytes -> key (entry_for).
+    // The directory entry carries the segment's addresses and group count, so the probe's first
+    // load does not wait for the segment header: directory -> control bytes -> key is the whole
+    // dependent chain, and in a table of one segment, control bytes -> key (entry_for).
     // [[likely]] lays the one-segment path straight through: a larger table's lookup waits on
     // memory and does not notice the jump (engine_bench: GetMiss 1.44 -> 1.23 ns, getHit and
     // getRandomKeys within 4 %, getRandomKeys_10M unchanged).
     DirectoryEntry entry = sole_;
     std::size_t g;
-    GroupType* group;
+    GroupType group;
     if (one_segment()) [[likely]] {
       g = home_group(h, entry.groups);
-      group = entry.segment->group(g);
+      group = entry.group(g);
     } else {
       // Only a table larger than one segment (53 KiB for int -> int) may miss the cache: it
-      // asks for the slots' lines with the control bytes' (prefetch_slot_lines says why), 3
+      // asks for the body's lines while the control bytes load (prefetch_slot_lines says why),
       // instructions that a table of one segment does not spend. Each branch computes its
       // group: tested twice instead, GCC kept both tests (getHit 43 -> 44 instructions).
+      // The prefetch waits on a tag match, which the CPU predicts before the control bytes
+      // arrive: where lookups hit, it runs ahead as if unconditional; where they miss, no body
+      // line is asked for, and a miss reads the control bytes alone (as boost's find does with
+      // its element array). Unconditional, the body's three or four lines made a 10 M-entry
+      // table's miss 32 ns instead of 20 (bm_GetMiss_10M).
       entry = directory_[directory_index(h)];
       g = home_group(h, entry.groups);
-      group = entry.segment->group(g);
-      prefetch_slot_lines(group);
+      group = entry.group(g);
+      if (GroupCtrl(group.ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
+        prefetch_slot_lines(group);
     }
-    SegmentType* seg = entry.segment;
+    SegmentType* seg = entry.segment();
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     for (;;) {
-      const GroupCtrl ctrl(group->ctrl);
+      const GroupCtrl ctrl(group.ctrl);
       for (std::size_t lane : ctrl.match(tag)) {
-        SlotType* slot = group->slot(lane);
-        if (holds(*group, lane, *slot, key, h)) [[likely]] {
+        SlotType* slot = group.slot(lane);
+        if (holds(group, lane, *slot, key, h)) [[likely]] {
           // A quotient match reads no slot, so GCC could not tell the Ref from a miss without
           // testing it again: 2 instructions a hit (callgrind, getHit with CompactIntHash, 59
           // -> 57). A compared key proves it by the read.
@@ -382,7 +435,7 @@ class SegmentedTable {
       if (ctrl.match_empty()) [[likely]]
         return Ref{};
       g = next_group(g, entry.groups);
-      group = seg->groups() + g;
+      group = entry.group(g);
     }
   }
 
@@ -392,17 +445,17 @@ class SegmentedTable {
   template <class Q>
   CC_ALWAYS_INLINE Ref find_for_insert(const Q& key, std::uint64_t h) noexcept {
     const DirectoryEntry entry = entry_for(h);
-    SegmentType* seg = entry.segment;
+    SegmentType* seg = entry.segment();
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     // The home group first, where nearly every probe ends: what a longer probe keeps track of
     // (the first free slot it passed) then costs the others nothing (putSingle: 81 -> 78
     // instructions; a lambda for the key match below cost 38 more, callgrind).
     std::size_t g = home_group(h, entry.groups);
-    GroupType* group = seg->group(g);
-    GroupCtrl ctrl(group->ctrl);
+    GroupType group = entry.group(g);
+    GroupCtrl ctrl(group.ctrl);
     for (std::size_t lane : ctrl.match(tag)) {
-      SlotType* slot = group->slot(lane);
-      if (holds(*group, lane, *slot, key, h)) [[likely]]
+      SlotType* slot = group.slot(lane);
+      if (holds(group, lane, *slot, key, h)) [[likely]]
         return Ref{slot, seg, slot_index(g, lane)};
     }
     // A miss that ends in its home group, as nearly all do, names that group's first free slot
@@ -417,11 +470,11 @@ class SegmentedTable {
       }
       if (ctrl.match_empty()) return Ref{nullptr, seg, free_index};
       g = next_group(g, entry.groups);
-      group = seg->groups() + g;
-      ctrl = GroupCtrl(group->ctrl);
+      group = entry.group(g);
+      ctrl = GroupCtrl(group.ctrl);
       for (std::size_t lane : ctrl.match(tag)) {
-        SlotType* slot = group->slot(lane);
-        if (holds(*group, lane, *slot, key, h)) return Ref{slot, seg, slot_index(g, lane)};
+        SlotType* slot = group.slot(lane);
+        if (holds(group, lane, *slot, key, h)) return Ref{slot, seg, slot_index(g, lane)};
       }
     }
   }
@@ -430,8 +483,8 @@ class SegmentedTable {
   // a caller who knows several upcoming keys overlaps their cache misses. Changes nothing.
   void prefetch(std::uint64_t h) const noexcept {
     const DirectoryEntry entry = entry_for(h);
-    const GroupType* group = entry.segment->groups() + home_group(h, entry.groups);
-    __builtin_prefetch(group);
+    const GroupType group = entry.group(home_group(h, entry.groups));
+    __builtin_prefetch(group.ctrl);
     prefetch_slot_lines(group);
   }
 
@@ -441,9 +494,9 @@ class SegmentedTable {
   void for_each_candidate(std::uint64_t h, Fn&& fn) const {
     const DirectoryEntry entry = entry_for(h);
     const std::size_t g = home_group(h, entry.groups);
-    GroupType* group = entry.segment->groups() + g;
-    for (std::size_t lane : GroupCtrl(group->ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
-      fn(Ref{group->slot(lane), entry.segment, slot_index(g, lane)});
+    const GroupType group = entry.group(g);
+    for (std::size_t lane : GroupCtrl(group.ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
+      fn(Ref{group.slot(lane), entry.segment(), slot_index(g, lane)});
   }
 
   // An entry's key: the stored one, or (quotient keys) the one its quotient, tag and segment
@@ -464,12 +517,12 @@ class SegmentedTable {
   // address waits for.
   InsertTarget insert_target(std::uint64_t h) const noexcept {
     const DirectoryEntry entry = entry_for(h);
-    SegmentType* seg = entry.segment;
+    SegmentType* seg = entry.segment();
     const std::uint32_t groups = entry.groups;
     std::size_t g = home_group(h, groups);
     for (;;) {
-      GroupType* group = seg->groups() + g;
-      const LaneMask free = GroupCtrl(group->ctrl).match_empty_or_deleted();
+      const GroupType group = seg->group(g);
+      const LaneMask free = GroupCtrl(group.ctrl).match_empty_or_deleted();
       if (free) return target_at(seg, slot_index(g, free.lowest()));
       g = next_group(g, groups);
     }
@@ -545,11 +598,11 @@ class SegmentedTable {
 
   // Removes the entry; other entries stay where they are.
   void erase_at(Ref ref) noexcept {
-    GroupType* group = ref.segment->groups() + ref.index / kGroupWidth;
+    const GroupType group = ref.segment->group(ref.index / kGroupWidth);
     const unsigned lane = ref.index % kGroupWidth;
-    const bool group_never_full = static_cast<bool>(GroupCtrl(group->ctrl).match_empty());
+    const bool group_never_full = static_cast<bool>(GroupCtrl(group.ctrl).match_empty());
     std::destroy_at(ref.slot);
-    group->ctrl[lane] = group_never_full ? kEmpty : kDeleted;
+    group.ctrl[lane] = group_never_full ? kEmpty : kDeleted;
     ref.segment->growth_left += group_never_full ? 1 : 0;
     --ref.segment->size;
     --size_;
@@ -559,9 +612,9 @@ class SegmentedTable {
   Ref at(SlotId id) const noexcept {
     SegmentType* seg = segments_[slot_id_segment(id)];
     const std::uint32_t index = slot_id_slot(id);
-    GroupType* group = seg->groups() + index / kGroupWidth;
-    CC_ASSERT(is_full(group->ctrl[index % kGroupWidth]));
-    return Ref{group->slot(index % kGroupWidth), seg, index};
+    const GroupType group = seg->group(index / kGroupWidth);
+    CC_ASSERT(is_full(group.ctrl[index % kGroupWidth]));
+    return Ref{group.slot(index % kGroupWidth), seg, index};
   }
 
   // Visits up to `budget` slots from where the last sweep stopped, calling fn(Ref) on each full
@@ -571,9 +624,9 @@ class SegmentedTable {
   template <class Fn>
   SweepProgress sweep(std::size_t budget, Fn&& fn) {
     return sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : LaneMask(GroupCtrl(group->ctrl).match_full().bits() & lanes))
-        fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
+      const GroupType group = seg->group(g);
+      for (std::size_t lane : LaneMask(GroupCtrl(group.ctrl).match_full().bits() & lanes))
+        fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
     });
   }
 
@@ -590,16 +643,16 @@ class SegmentedTable {
     StoredDeadline low = min_live;
     const SweepProgress progress =
         sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
-          GroupType* group = seg->groups() + g;
+          const GroupType group = seg->group(g);
           std::uint32_t expired = 0;
-          for (std::size_t lane : LaneMask(GroupCtrl(group->ctrl).match_full().bits() & lanes)) {
-            const StoredDeadline d = group->slot(lane)->deadline;
+          for (std::size_t lane : LaneMask(GroupCtrl(group.ctrl).match_full().bits() & lanes)) {
+            const StoredDeadline d = group.slot(lane)->deadline;
             const bool due = d <= relative_now;
             expired |= std::uint32_t{due} << lane;
             low = std::min(low, due ? kNoDeadlineInWindow : d);
           }
           for (std::size_t lane : LaneMask(expired))
-            on_expired(Ref{group->slot(lane), seg, slot_index(g, lane)});
+            on_expired(Ref{group.slot(lane), seg, slot_index(g, lane)});
         });
     min_live = low;
     return progress;
@@ -639,13 +692,13 @@ class SegmentedTable {
     auto generation = static_cast<std::uint8_t>(cursor >> 16);
     std::size_t examined = 0;
     for (;;) {
-      const SegmentType* seg = directory_[prefix >> (kMaxDepth - depth_)].segment;
+      const SegmentType* seg = directory_[prefix >> (kMaxDepth - depth_)].segment();
       if (seg->generation != generation) slot = 0;
       while (slot < seg->capacity() && examined < budget) {
         SegmentType* walked = const_cast<SegmentType*>(seg);
-        GroupType* group = walked->groups() + slot / kGroupWidth;
-        if (is_full(group->ctrl[slot % kGroupWidth]))
-          fn(Ref{group->slot(slot % kGroupWidth), walked, slot});
+        const GroupType group = walked->group(slot / kGroupWidth);
+        if (is_full(group.ctrl[slot % kGroupWidth]))
+          fn(Ref{group.slot(slot % kGroupWidth), walked, slot});
         ++slot;
         ++examined;
       }
@@ -656,7 +709,7 @@ class SegmentedTable {
       if (prefix >= kPrefixEnd) return 0;
       slot = 0;
       if (examined >= budget) return prefix << 24;
-      generation = directory_[prefix >> (kMaxDepth - depth_)].segment->generation;
+      generation = directory_[prefix >> (kMaxDepth - depth_)].segment()->generation;
     }
   }
 
@@ -671,14 +724,14 @@ class SegmentedTable {
     const unsigned widen = kMaxDepth - bits;  // the walk counts in kMaxDepth-bit prefixes
     const std::uint64_t end = (prefix + 1) << widen;
     for (std::uint64_t at = prefix << widen; at < end;) {
-      SegmentType* seg = directory_[at >> (kMaxDepth - depth_)].segment;
+      SegmentType* seg = directory_[at >> (kMaxDepth - depth_)].segment();
       const bool all_match = seg->local_depth >= bits;
       bool go_on = true;
       for (std::uint32_t g = 0; g < seg->group_count() && go_on; ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) {
+        const GroupType group = seg->group(g);
+        for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) {
           if (!all_match && (entry_hash(seg, g, lane) >> (64 - bits)) != prefix) continue;
-          if (!fn(Ref{group->slot(lane), seg, slot_index(g, lane)})) {
+          if (!fn(Ref{group.slot(lane), seg, slot_index(g, lane)})) {
             go_on = false;
             break;
           }
@@ -700,17 +753,17 @@ class SegmentedTable {
     if (size_ == 0) return Ref{};
     for (int attempt = 0; attempt < 64; ++attempt) {
       random = hash_integer(random + static_cast<std::uint64_t>(attempt));
-      SegmentType* seg = directory_[directory_index(random)].segment;
+      SegmentType* seg = directory_[directory_index(random)].segment();
       const auto index = static_cast<std::uint32_t>(random) % seg->capacity();
-      GroupType* group = seg->groups() + index / kGroupWidth;
-      if (is_full(group->ctrl[index % kGroupWidth]))
-        return Ref{group->slot(index % kGroupWidth), seg, index};
+      const GroupType group = seg->group(index / kGroupWidth);
+      if (is_full(group.ctrl[index % kGroupWidth]))
+        return Ref{group.slot(index % kGroupWidth), seg, index};
     }
     for (std::size_t n = 0; n < segments_.size(); ++n) {
       SegmentType* seg = segments_[(random + n) % segments_.size()];
       for (std::uint32_t i = 0; i < seg->capacity(); ++i) {
-        GroupType* group = seg->groups() + i / kGroupWidth;
-        if (is_full(group->ctrl[i % kGroupWidth])) return Ref{group->slot(i % kGroupWidth), seg, i};
+        const GroupType group = seg->group(i / kGroupWidth);
+        if (is_full(group.ctrl[i % kGroupWidth])) return Ref{group.slot(i % kGroupWidth), seg, i};
       }
     }
     return Ref{};
@@ -859,23 +912,41 @@ class SegmentedTable {
     const std::uint32_t first = c.chunk * chunk_groups(seg);
     const std::uint32_t last = std::min(first + chunk_groups(seg), seg->group_count());
     for (std::uint32_t g = first; g < last; ++g) {
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-        prefetch(Ref{group->slot(lane), seg, slot_index(g, lane)});
+      const GroupType group = seg->group(g);
+      for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
+        prefetch(Ref{group.slot(lane), seg, slot_index(g, lane)});
     }
     for (std::uint32_t g = first; g < last; ++g) {
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-        fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
+      const GroupType group = seg->group(g);
+      for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
+        fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
     }
     if (--capture_left_ == 0) end_capture();
     return std::size_t{last - first} * kGroupWidth;
   }
 
  private:
+  // What a probe needs of a segment, read without touching the segment's header: where its
+  // control bytes and bodies start (the header lies just before the control bytes) and its
+  // group count.
   struct DirectoryEntry {
-    SegmentType* segment;
-    std::uint32_t groups;  // a copy of segment->group_total, read without touching the segment
+    Ctrl* ctrl;  // the segment's control bytes, its header just before them, its bodies after
+    std::uint32_t groups;
+    std::uint32_t bodies_at;  // bytes from ctrl to the bodies: groups * 16, kept to save a shift
+
+    static DirectoryEntry of(SegmentType* seg) noexcept {
+      return {seg->ctrl_bytes(), seg->group_total,
+              static_cast<std::uint32_t>(std::size_t{seg->group_total} * kGroupWidth)};
+    }
+    SegmentType* segment() const noexcept {
+      return reinterpret_cast<SegmentType*>(reinterpret_cast<unsigned char*>(ctrl) -
+                                            SegmentType::kHeaderBytes);
+    }
+    // 16 bytes, so GCC keeps a copy in two registers (with a third word, entry_for's copy went
+    // through the stack: putSingle 71 -> 79 instructions).
+    CC_ALWAYS_INLINE GroupType group(std::size_t g) const noexcept {
+      return GroupType::at(ctrl, reinterpret_cast<BodyType*>(ctrl + bodies_at), g);
+    }
   };
   static std::uint32_t chunk_groups(const SegmentType* seg) noexcept {
     return (seg->group_count() + kCaptureChunks - 1) / kCaptureChunks;
@@ -930,7 +1001,7 @@ class SegmentedTable {
     }
   }
 
-  SegmentType* segment_for(std::uint64_t h) const noexcept { return entry_for(h).segment; }
+  SegmentType* segment_for(std::uint64_t h) const noexcept { return entry_for(h).segment(); }
   // The directory entry of hash `h`. A table of one segment (every table until its first split,
   // up to 3 840 entries for int -> int) keeps that segment's entry beside the directory, so a
   // probe's first address does not wait for a load indexed by the hash. Returned by value, so
@@ -942,7 +1013,7 @@ class SegmentedTable {
   }
   // Quotient-key tables start with many segments (reset), so they never test sole_.
   CC_ALWAYS_INLINE bool one_segment() const noexcept {
-    return !kQuotientKeys && sole_.segment != nullptr;
+    return !kQuotientKeys && sole_.ctrl != nullptr;
   }
   // The directory always has at least 2 entries (depth >= 1), so the shift is never 64.
   std::size_t directory_index(std::uint64_t h) const noexcept {
@@ -959,7 +1030,7 @@ class SegmentedTable {
                               const Q& key, std::uint64_t h) const noexcept {
     if constexpr (kQuotientKeys) {
       static_cast<void>(slot), static_cast<void>(key);
-      return group.keys.quotient[lane] == Hash::quotient(h);
+      return group.keys().quotient[lane] == Hash::quotient(h);
     } else {
       static_cast<void>(group), static_cast<void>(lane), static_cast<void>(h);
       return eq_(slot.key, key);
@@ -968,17 +1039,20 @@ class SegmentedTable {
   // The hash of the entry in lane `lane` of group `g`: its key's, or (quotient keys) rebuilt
   // from the quotient, the tag and the segment's prefix.
   std::uint64_t entry_hash(SegmentType* seg, std::uint32_t g, std::size_t lane) const noexcept {
-    GroupType& group = seg->groups()[g];
+    return entry_hash(seg, seg->group(g), lane);
+  }
+  std::uint64_t entry_hash(const SegmentType* seg, const GroupType& group,
+                           std::size_t lane) const noexcept {
     if constexpr (kQuotientKeys)
-      return Hash::rehash(seg->prefix, group.keys.quotient[lane],
+      return Hash::rehash(seg->prefix, group.keys().quotient[lane],
                           static_cast<std::uint8_t>(group.ctrl[lane]));
     else
       return hash_(group.slot(lane)->key);
   }
   // Stores what identifies an entry of hash `h` besides its slot: the quotient in lane `lane`
   // of the key column (quotient keys; others keep the key in the slot). Then the tag.
-  static void label(GroupType& group, std::size_t lane, std::uint64_t h) noexcept {
-    if constexpr (kQuotientKeys) group.keys.quotient[lane] = Hash::quotient(h);
+  static void label(const GroupType& group, std::size_t lane, std::uint64_t h) noexcept {
+    if constexpr (kQuotientKeys) group.keys().quotient[lane] = Hash::quotient(h);
     group.ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
   }
 
@@ -996,28 +1070,27 @@ class SegmentedTable {
     return g + 1 == groups ? 0 : g + 1;
   }
 
-  // Asks for the lines of a group past its control bytes' line: its slots, up to three more
-  // lines (int -> int: 208 bytes from any 16-byte boundary). Which of them holds a key is known
-  // only once the control bytes have arrived, so in a table larger than the cache the slot's
-  // line is a second miss that starts after the first; asked for with the control bytes, the
-  // two overlap (docs/design/engine.md, "Hot-path notes", has the figures).
+  // Asks for the lines of a group's body: its slots, up to four lines (int -> int: 192 bytes
+  // from any 16-byte boundary). Which of them holds a key is known only once the control bytes
+  // have arrived, so in a table larger than the cache the slot's line is a second miss that
+  // starts after the first; asked for with the control bytes, the two overlap
+  // (docs/design/engine.md, "Hot-path notes", has the figures).
   static constexpr std::size_t kCacheLine = 64;
-  // Lines the group spans after its first, from the worst 16-byte start in a line.
-  static constexpr std::size_t kSlotLines =
-      (kCacheLine - alignof(GroupType) + sizeof(GroupType) - 1) / kCacheLine;
-  CC_ALWAYS_INLINE static void prefetch_slot_lines(const GroupType* group) noexcept {
-    // bytes + 64 i lies i lines past the control bytes' line whatever the group's start, and
-    // the last byte in the group's last line.
-    const auto* bytes = reinterpret_cast<const char*>(group);
-    for (std::size_t line = 1; line < kSlotLines; ++line)
+  // Lines the body spans, from the worst 16-byte start in a line.
+  static constexpr std::size_t kBodyLines =
+      (kCacheLine - alignof(BodyType) + sizeof(BodyType) - 1) / kCacheLine + 1;
+  CC_ALWAYS_INLINE static void prefetch_slot_lines(const GroupType& group) noexcept {
+    // bytes + 64 i lies in the body's line i whatever its start, and the last byte in its last.
+    const auto* bytes = reinterpret_cast<const char*>(group.body());
+    for (std::size_t line = 0; line + 1 < kBodyLines; ++line)
       __builtin_prefetch(bytes + line * kCacheLine);
-    __builtin_prefetch(bytes + sizeof(GroupType) - 1);
+    __builtin_prefetch(bytes + sizeof(BodyType) - 1);
   }
 
   // A hash that routes to `seg`, for directory bookkeeping when no key is at hand.
   std::uint64_t any_hash_of(const SegmentType* seg) const noexcept {
     const auto it = std::find_if(directory_.begin(), directory_.end(),
-                                 [seg](const DirectoryEntry& e) { return e.segment == seg; });
+                                 [seg](const DirectoryEntry& e) { return e.segment() == seg; });
     const auto index = static_cast<std::uint64_t>(it - directory_.begin());
     return index << directory_shift_;
   }
@@ -1098,8 +1171,8 @@ class SegmentedTable {
                                            static_cast<std::uint16_t>(index),
                                            local_depth,
                                            generation};
-    for (std::uint32_t g = 0; g < groups; ++g)
-      std::memset(seg->groups()[g].ctrl, static_cast<unsigned char>(kEmpty), kGroupWidth);
+    std::memset(seg->ctrl_bytes(), static_cast<unsigned char>(kEmpty),
+                std::size_t{groups} * kGroupWidth);
     return seg;
   }
 
@@ -1162,7 +1235,7 @@ class SegmentedTable {
       if (kQuotientKeys || prefix == 0)
         segments_.push_back(allocate(1, 0, prefix, kQuotientKeys ? depth : 0,
                                      kQuotientKeys ? static_cast<std::uint16_t>(prefix) : 0));
-      directory_.push_back(DirectoryEntry{segments_.back(), segments_.back()->group_total});
+      directory_.push_back(DirectoryEntry::of(segments_.back()));
     }
     refresh_sole_entry();
     size_ = 0;
@@ -1212,9 +1285,9 @@ class SegmentedTable {
   void visit_full(Fn&& fn) const {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-          fn(Ref{group->slot(lane), seg, slot_index(g, lane)});
+        const GroupType group = seg->group(g);
+        for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
+          fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
       }
     }
   }
@@ -1230,18 +1303,20 @@ class SegmentedTable {
     const std::uint32_t groups = seg->group_count();
     const auto prefetch_group = [seg](std::uint32_t g) {
       if constexpr (kPrefetch) {
-        GroupType* group = seg->groups() + g;
-        for (std::size_t lane : GroupCtrl(group->ctrl).match_full())
-          group->slot(lane)->key.prefetch();
+        const GroupType group = seg->group(g);
+        for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
+          group.slot(lane)->key.prefetch();
       } else {
         (void)seg, (void)g;  // (Clang warns of a capture used in one branch only)
       }
     };
     prefetch_group(0);
+    const DirectoryEntry walked = DirectoryEntry::of(seg);
     for (std::uint32_t g = 0; g < groups; ++g) {
       if (kPrefetch && g + 1 < groups) prefetch_group(g + 1);
-      GroupType* group = seg->groups() + g;
-      for (std::size_t lane : GroupCtrl(group->ctrl).match_full()) fn(*group->slot(lane), g, lane);
+      const GroupType group = walked.group(g);
+      for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
+        fn(*group.slot(lane), group, lane);
     }
   }
 
@@ -1249,7 +1324,7 @@ class SegmentedTable {
     if constexpr (!std::is_trivially_destructible_v<SlotType>)
       for (SegmentType* seg : segments_)
         visit_full_prefetching(
-            seg, [](SlotType& slot, std::uint32_t, std::size_t) { std::destroy_at(&slot); });
+            seg, [](SlotType& slot, const GroupType&, std::size_t) { std::destroy_at(&slot); });
     // The pooled segments go back with their chunks, whole (a release each would give most of
     // their pages back one madvise at a time, past the pool's slack).
     for (SegmentType* seg : segments_)
@@ -1288,8 +1363,7 @@ class SegmentedTable {
   static InsertTarget target_at(SegmentType* seg, std::uint32_t index) noexcept {
     if (seg->growth_left != 0) [[likely]]
       return {seg, index, false};
-    const bool claims_empty =
-        seg->groups()[index / kGroupWidth].ctrl[index % kGroupWidth] == kEmpty;
+    const bool claims_empty = seg->group(index / kGroupWidth).ctrl[index % kGroupWidth] == kEmpty;
     return {seg, index, claims_empty};
   }
 
@@ -1298,28 +1372,30 @@ class SegmentedTable {
   CC_ALWAYS_INLINE Ref place_new(const InsertTarget& target, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline) {
     SegmentType* seg = target.segment;
-    GroupType* group = seg->groups() + target.index / kGroupWidth;
+    const GroupType group = seg->group(target.index / kGroupWidth);
     const std::size_t lane = target.index % kGroupWidth;
-    const bool claims_empty = group->ctrl[lane] == kEmpty;
+    const bool claims_empty = group.ctrl[lane] == kEmpty;
+    SlotType* slot;
     if constexpr (kQuotientKeys) {
       static_cast<void>(key);
-      ::new (group->raw_slot(lane))
+      slot = ::new (group.raw_slot(lane))
           SlotType{V(std::forward<VArg>(value)), deadline, typename MetaLayout<Meta>::InSlot{}};
     } else {
-      ::new (group->raw_slot(lane)) SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)),
-                                             deadline, typename MetaLayout<Meta>::InSlot{}};
+      slot = ::new (group.raw_slot(lane))
+          SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline,
+                   typename MetaLayout<Meta>::InSlot{}};
     }
     if constexpr (kMetaColumn) {
       if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
     }
-    label(*group, lane, h);
+    label(group, lane, h);
     // A branch: written as `-= claims_empty`, GCC paired this with the size's increment in SSE
     // registers, 8 instructions a new key more (make bench-instructions, putStress: 481.7 ->
     // 489.7).
     if (claims_empty) --seg->growth_left;
     ++seg->size;
     ++size_;
-    return Ref{group->slot(lane), seg, target.index};
+    return Ref{slot, seg, target.index};
   }
 
   // A fresh segment that growth moves entries into, and how many lanes of each of its groups the
@@ -1330,11 +1406,13 @@ class SegmentedTable {
   // no order, so their targets alternate between neighbouring groups and defeat a cache of the
   // last one (perf, a 12.8 M fill: that load was a third of rebuild's samples).
   struct MoveTarget {
-    explicit MoveTarget(SegmentType* fresh) noexcept : segment(fresh) {
+    explicit MoveTarget(SegmentType* fresh) noexcept
+        : segment(fresh), place(DirectoryEntry::of(fresh)) {
       CC_ASSERT(fresh->group_count() <= kMaxOversizeGroups);
       std::memset(filled, 0, fresh->group_count());
     }
     SegmentType* segment;
+    DirectoryEntry place;                     // its addresses, read once, not per move
     std::uint8_t filled[kMaxOversizeGroups];  // the first group_count() are in use
   };
 
@@ -1346,15 +1424,15 @@ class SegmentedTable {
     SegmentType* seg = target.segment;
     // 32 bits here, unlike a lookup's probe: a 64-bit group index cost ~2 instructions a move
     // (callgrind, putStress 452 -> 463 instructions an insert).
-    auto g = static_cast<std::uint32_t>(home_group(h, seg->group_total));
-    while (target.filled[g] == kGroupWidth) g = next_group(g, seg->group_total);
+    auto g = static_cast<std::uint32_t>(home_group(h, target.place.groups));
+    while (target.filled[g] == kGroupWidth) g = next_group(g, target.place.groups);
     const std::size_t lane = target.filled[g]++;
-    GroupType* group = seg->groups() + g;
-    SlotType* slot = ::new (group->raw_slot(lane)) SlotType(std::move(from));
+    const GroupType group = target.place.group(g);
+    SlotType* slot = ::new (group.raw_slot(lane)) SlotType(std::move(from));
     const std::uint32_t index = slot_index(g, lane);
     MetaWord& word = word_at(seg, index, *slot);
     if constexpr (kMetaColumn) word = from_word;
-    label(*group, lane, h);
+    label(group, lane, h);
     on_move(*slot, word, make_slot_id(seg->index, index));
   }
 
@@ -1378,9 +1456,9 @@ class SegmentedTable {
   }
   template <class Pick, class OnMove>
   void move_entries(SegmentType* seg, Pick pick, OnMove& on_move) {
-    visit_full_prefetching(seg, [&](SlotType& slot, std::uint32_t g, std::size_t lane) {
-      const std::uint64_t h = entry_hash(seg, g, lane);
-      place_moved(pick(h), h, slot, word_at(seg, slot_index(g, lane), slot), on_move);
+    visit_full_prefetching(seg, [&](SlotType& slot, const GroupType& group, std::size_t lane) {
+      const std::uint64_t h = entry_hash(seg, group, lane);
+      place_moved(pick(h), h, slot, word_at(seg, slot_index(group.g(), lane), slot), on_move);
       std::destroy_at(&slot);
     });
   }
@@ -1405,14 +1483,14 @@ class SegmentedTable {
 
   void point_directory(std::size_t first, std::size_t count, SegmentType* seg) noexcept {
     std::fill_n(directory_.begin() + static_cast<std::ptrdiff_t>(first), count,
-                DirectoryEntry{seg, seg->group_total});
+                DirectoryEntry::of(seg));
     refresh_sole_entry();
   }
   // Sets sole_ from segments_ (the one segment's entry, or none): after every change to the
   // directory, so it never names a segment that has gone.
   void refresh_sole_entry() noexcept {
-    sole_ = segments_.size() == 1 ? DirectoryEntry{segments_[0], segments_[0]->group_total}
-                                  : DirectoryEntry{nullptr, 0};
+    sole_ =
+        segments_.size() == 1 ? DirectoryEntry::of(segments_[0]) : DirectoryEntry{nullptr, 0, 0};
   }
 
   static std::uint8_t next_generation(const SegmentType* seg) noexcept {
@@ -1470,8 +1548,8 @@ class SegmentedTable {
     // Each half is fitted to the entries it receives, so a split grows the table by a fifth,
     // as any other growth step does, however unevenly the hash divides the keys.
     std::size_t high_entries = 0;
-    visit_full_prefetching(seg, [&](SlotType&, std::uint32_t g, std::size_t lane) {
-      high_entries += (entry_hash(seg, g, lane) & split_bit) != 0;
+    visit_full_prefetching(seg, [&](SlotType&, const GroupType& group, std::size_t lane) {
+      high_entries += (entry_hash(seg, group, lane) & split_bit) != 0;
     });
     const std::uint32_t low_groups = fitted_groups(seg->size - high_entries);
     const std::uint32_t high_groups = fitted_groups(high_entries);
@@ -1517,7 +1595,7 @@ class SegmentedTable {
   }
 
   std::vector<DirectoryEntry> directory_;  // 2^depth_ entries; several may share a segment
-  DirectoryEntry sole_{nullptr, 0};        // the one segment's entry, while there is one
+  DirectoryEntry sole_{nullptr, 0, 0};     // the one segment's entry, while there is one
   std::vector<SegmentType*> segments_;     // each segment once, owned; index = SlotId high half
   unsigned depth_ = 1;
   unsigned directory_shift_ = 63;  // 64 - depth_

@@ -560,7 +560,7 @@ TEST(SegmentedTable, MemoryBytesCountsSegmentsAndShrinksOnClear) {
   IntTable table;
   const std::size_t fresh = table.memory_bytes();
   const unsigned fresh_depth = table.depth();
-  EXPECT_GE(fresh, sizeof(Group<IntTable::SlotType>));
+  EXPECT_GE(fresh, IntTable::SegmentType::kGroupBytes);
   for (int key = 0; key < 50'000; ++key)
     table.insert_absent(key, key, table.hash(key), 1, kIgnoreMoves);
   EXPECT_GE(table.memory_bytes(), 50'000 * sizeof(IntTable::SlotType));
@@ -585,7 +585,7 @@ TEST(SegmentedTable, LargeSegmentsLiveInTheTablesOwnPagesAndUseAllOfThem) {
   EXPECT_LE(table.mapped_bytes(), table.memory_bytes());
   EXPECT_GE(table.mapped_resident_bytes(), table.mapped_bytes());
   EXPECT_GE(table.peak_mapped_bytes(), table.mapped_bytes());
-  const std::size_t group_bytes = sizeof(Group<IntTable::SlotType>);
+  const std::size_t group_bytes = IntTable::SegmentType::kGroupBytes;
   // What the slots need at the highest load, against what the table holds.
   EXPECT_LE(200'000 * (sizeof(IntTable::SlotType) + 1), table.memory_bytes());
   std::size_t unused_tail = 0;
