@@ -154,8 +154,8 @@ struct alignas(16) GroupBody {
   void* raw_slot(std::size_t lane) noexcept { return storage + slot_offset<SlotT>(lane); }
 };
 
-// A group of 16 slots, as two addresses: its 16 control bytes, which lie with every other
-// group's at the front of the segment, and its body, in the segment's back part. Kept apart, a
+// A group of 16 slots: its 16 control bytes, which lie with every other group's at the front
+// of the segment, and its body, in the segment's back part. Kept apart, a
 // large table's control bytes take 1/13 of its memory (int -> int), so a probe that reads only
 // them (a miss, a new key) finds them in the last-level cache (10 M entries: 12 MiB of them);
 // inside each group, every such probe was a miss to memory. The body's address is computed
@@ -178,7 +178,7 @@ struct Group {
   }
   // Without a key column the bodies are one array of slots, and the slot's address is the
   // segment's slot index (g * 16 + lane, which the caller has at hand) scaled: 3 instructions a
-  // lookup fewer than the body's address and then the lane's (callgrind, getHit 45 -> 42).
+  // lookup fewer than the body's address and then the lane's (callgrind, getHit 46 -> 43).
   CC_ALWAYS_INLINE void* raw_slot(std::size_t lane) const noexcept {
     if constexpr (std::is_empty_v<Keys>) {
       static_assert(sizeof(Body) == kGroupWidth * sizeof(SlotT), "bodies are an array of slots");
