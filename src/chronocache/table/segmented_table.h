@@ -197,7 +197,7 @@ struct Group {
   }
 };
 
-//   segment: header │ control bytes: 16 a group │ bodies │ [meta column: 16 words a group]
+// The layout is drawn at the top of this file.
 template <class SlotT, class Keys = NoKeyColumn>
 struct Segment {
   using GroupT = Group<SlotT, Keys>;
@@ -419,6 +419,8 @@ class SegmentedTable {
         prefetch_slot_lines(group);
     }
     SegmentType* seg = entry.segment();
+    // The tag here, after the branch, not before it (where the prefetch's test could share it):
+    // computed before, it took a register across the branch (getHit 43 -> 46 instructions).
     const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     for (;;) {
       const GroupCtrl ctrl(group.ctrl);
@@ -521,8 +523,7 @@ class SegmentedTable {
     const std::uint32_t groups = entry.groups;
     std::size_t g = home_group(h, groups);
     for (;;) {
-      const GroupType group = seg->group(g);
-      const LaneMask free = GroupCtrl(group.ctrl).match_empty_or_deleted();
+      const LaneMask free = GroupCtrl(entry.group(g).ctrl).match_empty_or_deleted();
       if (free) return target_at(seg, slot_index(g, free.lowest()));
       g = next_group(g, groups);
     }
