@@ -4,7 +4,7 @@
 //   bits 63..(64-depth)  directory index (which segment)
 //   bits 32..43          ShardedCache's shard
 //   bits  0..31          home group inside the segment, as a fraction of its group count
-//   bits  0..6           7-bit tag stored in the control byte (the fraction's least bits)
+//   bits  0..7           the control byte's tag (the fraction's least bits; 0..6 for quotient keys)
 // std::hash<int> is the identity, which would put every small key in segment 0 and group 0, so
 // integers go through a multiply-fold mixer; byte strings through a loop of bijective steps over
 // 8-byte words. Both are seeded with fixed constants: hashing is deterministic across runs,

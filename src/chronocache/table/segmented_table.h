@@ -397,11 +397,12 @@ class SegmentedTable {
     // memory and does not notice the jump (engine_bench: GetMiss 1.44 -> 1.23 ns, getHit and
     // getRandomKeys within 4 %, getRandomKeys_10M unchanged).
     DirectoryEntry entry = sole_;
-    std::size_t g;
+    // The group handle alone, not g beside it: its `first` is g * 16, which a found slot's index
+    // starts from, and the rare probe past the home group takes g back from it (callgrind,
+    // GetMiss 36 -> 35 instructions: g no longer held in a register).
     GroupType group;
     if (one_segment()) [[likely]] {
-      g = home_group(h, entry.groups);
-      group = entry.group(g);
+      group = entry.group(home_group(h, entry.groups));
     } else {
       // Only a table larger than one segment (53 KiB for int -> int) may miss the cache: it
       // asks for the body's lines while the control bytes load (prefetch_slot_lines says why),
@@ -413,31 +414,25 @@ class SegmentedTable {
       // its element array). Unconditional, the body's three or four lines made a 10 M-entry
       // table's miss 32 ns instead of 20 (bm_GetMiss_10M).
       entry = directory_[directory_index(h)];
-      g = home_group(h, entry.groups);
-      group = entry.group(g);
-      if (GroupCtrl(group.ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
-        prefetch_slot_lines(group);
+      group = entry.group(home_group(h, entry.groups));
+      if (tag_matches(GroupCtrl(group.ctrl), h)) prefetch_slot_lines(group);
     }
     SegmentType* seg = entry.segment();
-    // The tag here, after the branch, not before it (where the prefetch's test could share it):
-    // computed before, it took a register across the branch (getHit 43 -> 46 instructions).
-    const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     for (;;) {
       const GroupCtrl ctrl(group.ctrl);
-      for (std::size_t lane : ctrl.match(tag)) {
+      for (std::size_t lane : tag_matches(ctrl, h)) {
         SlotType* slot = group.slot(lane);
         if (holds(group, lane, *slot, key, h)) [[likely]] {
           // A quotient match reads no slot, so GCC could not tell the Ref from a miss without
           // testing it again: 2 instructions a hit (callgrind, getHit with CompactIntHash, 59
           // -> 57). A compared key proves it by the read.
           if (slot == nullptr) __builtin_unreachable();
-          return Ref{slot, seg, slot_index(g, lane)};
+          return Ref{slot, seg, static_cast<std::uint32_t>(group.first + lane)};
         }
       }
       if (ctrl.match_empty()) [[likely]]
         return Ref{};
-      g = next_group(g, entry.groups);
-      group = entry.group(g);
+      group = entry.group(next_group(group.g(), entry.groups));
     }
   }
 
@@ -448,14 +443,13 @@ class SegmentedTable {
   CC_ALWAYS_INLINE Ref find_for_insert(const Q& key, std::uint64_t h) noexcept {
     const DirectoryEntry entry = entry_for(h);
     SegmentType* seg = entry.segment();
-    const auto tag = static_cast<std::uint8_t>(h & 0x7F);
     // The home group first, where nearly every probe ends: what a longer probe keeps track of
     // (the first free slot it passed) then costs the others nothing (putSingle: 81 -> 78
     // instructions; a lambda for the key match below cost 38 more, callgrind).
     std::size_t g = home_group(h, entry.groups);
     GroupType group = entry.group(g);
     GroupCtrl ctrl(group.ctrl);
-    for (std::size_t lane : ctrl.match(tag)) {
+    for (std::size_t lane : tag_matches(ctrl, h)) {
       SlotType* slot = group.slot(lane);
       if (holds(group, lane, *slot, key, h)) [[likely]]
         return Ref{slot, seg, slot_index(g, lane)};
@@ -474,7 +468,7 @@ class SegmentedTable {
       g = next_group(g, entry.groups);
       group = entry.group(g);
       ctrl = GroupCtrl(group.ctrl);
-      for (std::size_t lane : ctrl.match(tag)) {
+      for (std::size_t lane : tag_matches(ctrl, h)) {
         SlotType* slot = group.slot(lane);
         if (holds(group, lane, *slot, key, h)) return Ref{slot, seg, slot_index(g, lane)};
       }
@@ -497,7 +491,7 @@ class SegmentedTable {
     const DirectoryEntry entry = entry_for(h);
     const std::size_t g = home_group(h, entry.groups);
     const GroupType group = entry.group(g);
-    for (std::size_t lane : GroupCtrl(group.ctrl).match(static_cast<std::uint8_t>(h & 0x7F)))
+    for (std::size_t lane : tag_matches(GroupCtrl(group.ctrl), h))
       fn(Ref{group.slot(lane), entry.segment(), slot_index(g, lane)});
   }
 
@@ -1054,13 +1048,28 @@ class SegmentedTable {
   // of the key column (quotient keys; others keep the key in the slot). Then the tag.
   static void label(const GroupType& group, std::size_t lane, std::uint64_t h) noexcept {
     if constexpr (kQuotientKeys) group.keys().quotient[lane] = Hash::quotient(h);
-    group.ctrl[lane] = static_cast<Ctrl>(h & 0x7F);
+    group.ctrl[lane] = tag_of_hash(h);
+  }
+  // An entry's tag (control_group.h): that of the hash's low byte, or (quotient keys) the hash's
+  // low 7 bits, which the key is rebuilt from (each is its own tag, so no mapping is spent).
+  CC_ALWAYS_INLINE static Ctrl tag_of_hash(std::uint64_t h) noexcept {
+    if constexpr (kQuotientKeys)
+      return static_cast<Ctrl>(h & 0x7F);
+    else
+      return tag_of(static_cast<std::uint8_t>(h));
+  }
+  // The lanes of `ctrl` whose tag is tag_of_hash(h): a probe's candidates.
+  CC_ALWAYS_INLINE static LaneMask tag_matches(const GroupCtrl& ctrl, std::uint64_t h) noexcept {
+    if constexpr (kQuotientKeys)
+      return ctrl.match(tag_of_hash(h));
+    else
+      return ctrl.match_tag_of(static_cast<std::uint8_t>(h));
   }
 
   // The hash's low 32 bits as a fraction of the group count (Lemire's multiply-shift range
   // reduction): any count works, so a segment grows by a fifth, not by doubling. The fraction's
-  // top bits pick the group; its low 7 bits, the tag, move it by less than a group's width
-  // (kMaxOversizeGroups << 7 < 2^32), and the directory takes at most the top 20 bits of 64.
+  // top bits pick the group; its low 8 bits, the tag, move it by less than a group's width
+  // (kMaxOversizeGroups << 8 < 2^32), and the directory takes at most the top 20 bits of 64.
   // Returned as 64 bits, which the probe's address arithmetic takes without widening it first:
   // 2 instructions a lookup (callgrind: getHit 51 -> 49, GetMiss 47 -> 45).
   CC_ALWAYS_INLINE static std::size_t home_group(std::uint64_t h, std::uint32_t groups) noexcept {

@@ -1,6 +1,6 @@
 // Pins SegmentedTable's probing, erasure, growth and sweep (table/segmented_table.h). Most tests
 // use keys that are their own hash, so a key can be aimed at a chosen home group, tag or segment:
-//   bits 63..(64-depth) segment   bits 0..31 home group, as a fraction of G   bits 0..6 tag
+//   bits 63..(64-depth) segment   bits 0..31 home group, as a fraction of G   bits 0..7 tag
 #include "chronocache/table/segmented_table.h"
 
 #include <algorithm>
@@ -43,14 +43,14 @@ using IntTable = SegmentedTable<int, int, TtlOnly::Meta, DefaultHash<int>, std::
 
 constexpr auto kIgnoreMoves = [](auto&, auto&, SlotId) {};
 
-// A key (= hash) whose home group in a segment of `groups` groups is `group`, and whose tag is
-// `tag`: bits 7..31 are the smallest fraction that lands in `group`, bits 0..6 the tag. `unique`
-// goes above bit 32 so keys with the same group and tag still differ, and stays below the top
-// bits that pick a segment.
+// A key (= hash) whose home group in a segment of `groups` groups is `group`, and whose hash
+// byte is `tag` (its tag, tag_of(tag)): bits 8..31 are the smallest fraction that lands in
+// `group`, bits 0..7 the byte. `unique` goes above bit 32 so keys with the same group and tag
+// still differ, and stays below the top bits that pick a segment.
 std::uint64_t aimed(std::uint64_t group, std::uint64_t tag, std::uint64_t unique,
                     std::uint64_t groups = 4) {
-  const std::uint64_t fraction = ((group << 25) + groups - 1) / groups;
-  return (unique << 32) | (fraction << 7) | tag;
+  const std::uint64_t fraction = ((group << 24) + groups - 1) / groups;
+  return (unique << 32) | (fraction << 8) | tag;
 }
 
 // A key whose top `bits` bits are `prefix` (so it routes to a chosen segment), the rest mixed.
@@ -88,6 +88,59 @@ TEST(SegmentedTable, KeysPastAFullHomeGroupLandInTheNextGroup) {
   }
   for (std::uint64_t i = 0; i < 20; ++i) EXPECT_TRUE(found(table, aimed(0, i % 3, i + 1))) << i;
   EXPECT_FALSE(table.find(aimed(0, 1, 999), aimed(0, 1, 999)));
+}
+
+// Every hash byte has a tag that only it and the bytes mapped onto it match, and no byte matches
+// an empty or deleted slot: the two bytes that spell those take the lowest tag.
+TEST(ControlGroup, EveryHashByteMatchesItsTagAndNeverAFreeSlot) {
+  EXPECT_EQ(tag_of(0x80), tag_of(0x82));
+  EXPECT_EQ(tag_of(0x81), tag_of(0x82));
+  for (unsigned byte = 0; byte < 256; ++byte) {
+    const auto hash_byte = static_cast<std::uint8_t>(byte);
+    const Ctrl tag = tag_of(hash_byte);
+    EXPECT_TRUE(is_full(tag)) << byte;
+    if (byte != 0x80 && byte != 0x81) {
+      EXPECT_EQ(static_cast<std::uint8_t>(tag), byte);
+    }
+    // One group of every kind of byte: the tag at lane 3, empty at 5, deleted at 9, and other
+    // bytes elsewhere (other tags, and at times empty or deleted too).
+    alignas(16) Ctrl ctrl[kGroupWidth];
+    for (unsigned lane = 0; lane < kGroupWidth; ++lane)
+      ctrl[lane] = static_cast<Ctrl>(byte + 1 + lane * 17);
+    ctrl[3] = tag;
+    ctrl[5] = kEmpty;
+    ctrl[9] = kDeleted;
+    std::uint32_t same_tag = 0;
+    std::uint32_t full = 0;
+    std::uint32_t empty = 0;
+    for (unsigned lane = 0; lane < kGroupWidth; ++lane) {
+      if (ctrl[lane] == tag) same_tag |= 1u << lane;
+      if (is_full(ctrl[lane])) full |= 1u << lane;
+      if (ctrl[lane] == kEmpty) empty |= 1u << lane;
+    }
+    ASSERT_EQ(full & ((1u << 5) | (1u << 9)), 0u);
+    const GroupCtrl group(ctrl);
+    EXPECT_EQ(group.match_tag_of(hash_byte).bits(), same_tag) << byte;
+    EXPECT_EQ(group.match(tag).bits(), same_tag) << byte;
+    EXPECT_EQ(group.match_full().bits(), full) << byte;
+    EXPECT_EQ(group.match_empty_or_deleted().bits(), ~full & 0xFFFFu) << byte;
+    EXPECT_EQ(group.match_empty().bits(), empty) << byte;
+  }
+}
+
+// Keys whose hash byte spells empty or deleted share the lowest tag with the byte above them;
+// the key compare tells them apart, and erasing one leaves the others findable.
+TEST(SegmentedTable, KeysWhoseHashByteSpellsEmptyOrDeletedAreStoredAndFound) {
+  AimedTable table;
+  make_four_groups(table);
+  const std::uint64_t keys[] = {aimed(1, 0x80, 1), aimed(1, 0x81, 2), aimed(1, 0x82, 3),
+                                aimed(1, 0x80, 4)};
+  for (const std::uint64_t key : keys) EXPECT_EQ(group_of(insert(table, key)), 1u);
+  for (const std::uint64_t key : keys) EXPECT_TRUE(found(table, key)) << key;
+  EXPECT_FALSE(table.find(aimed(1, 0x81, 5), aimed(1, 0x81, 5)));
+  table.erase_at(table.find(keys[1], keys[1]));
+  EXPECT_FALSE(found(table, keys[1]));
+  for (const std::uint64_t key : {keys[0], keys[2], keys[3]}) EXPECT_TRUE(found(table, key));
 }
 
 TEST(SegmentedTable, ProbesContinueThroughTombstonesOfAFullGroup) {
