@@ -28,15 +28,16 @@ namespace chronocache::detail {
 using Ctrl = std::int8_t;
 inline constexpr Ctrl kEmpty = -128;
 inline constexpr Ctrl kDeleted = -127;
+inline constexpr Ctrl kLowestTag = kDeleted + 1;
 inline constexpr unsigned kGroupWidth = 16;
 
-inline bool is_full(Ctrl c) noexcept { return c > kDeleted; }
+inline bool is_full(Ctrl c) noexcept { return c >= kLowestTag; }
 
 // The tag of a hash byte: the byte itself, unless it is one of the two that mean empty or
 // deleted, which take the lowest tag (a tag that comes up three times as often: harmless).
 inline constexpr Ctrl tag_of(std::uint8_t hash_byte) noexcept {
   const auto c = static_cast<Ctrl>(hash_byte);
-  return c > kDeleted ? c : static_cast<Ctrl>(kDeleted + 1);
+  return c >= kLowestTag ? c : kLowestTag;
 }
 
 // A set of lanes (bit i = slot i of the group), iterated from the lowest.
@@ -84,7 +85,7 @@ class GroupCtrl {
   // mask of the byte would: a lookup costs what it did with 7-bit tags (callgrind, getHit 43).
   LaneMask match_tag_of(std::uint8_t hash_byte) const noexcept {
     const __m128i bytes = _mm_set1_epi8(static_cast<char>(hash_byte));
-    const __m128i lowest_tag = _mm_set1_epi8(kDeleted + 1);
+    const __m128i lowest_tag = _mm_set1_epi8(kLowestTag);
 #if defined(__SSE4_1__)
     const __m128i tags = _mm_max_epi8(bytes, lowest_tag);
 #else  // SSE2 has no signed byte max: the unsigned one, with the sign bits flipped around it
@@ -106,9 +107,7 @@ class GroupCtrl {
     return static_cast<std::uint32_t>(_mm_movemask_epi8(v));
   }
   static LaneMask mask(__m128i v) noexcept { return LaneMask(raw_mask(v)); }
-  __m128i free_bytes() const noexcept {
-    return _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(kDeleted + 1)), bytes_);
-  }
+  __m128i free_bytes() const noexcept { return _mm_cmpgt_epi8(_mm_set1_epi8(kLowestTag), bytes_); }
   __m128i bytes_;
 #else
   explicit GroupCtrl(const Ctrl* ctrl) noexcept : ctrl_(ctrl) {}
