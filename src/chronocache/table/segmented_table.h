@@ -21,11 +21,11 @@
 // stays above ~0.84 where a fifth let it fall to 0.78), at 10 moves an insert instead of 5.
 //
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
-// group, bits 0..6 the tag. A probe compares the tag against the group's 16 control bytes in one
-// SSE2 instruction, checks the keys of the matching lanes, and moves to the next group (linearly,
-// wrapping inside the segment) only while the group has no empty slot. A probe that matches no
-// tag (a miss, a new key) reads the control bytes alone, and those of a large table fit the
-// last-level cache (1/13 of its bytes for int -> int).
+// group, bits 0..7 the tag (0..6 for quotient keys). A probe compares the tag against the group's
+// 16 control bytes in one SSE2 instruction, checks the keys of the matching lanes, and moves to the
+// next group (linearly, wrapping inside the segment) only while the group has no empty slot. A
+// probe that matches no tag (a miss, a new key) reads the control bytes alone, and those of a large
+// table fit the last-level cache (1/13 of its bytes for int -> int).
 //
 // Growth, per segment, when an insert needs an empty slot and the segment is 15/16 full:
 //   * many tombstones (size <= 25/32 of capacity): a clean rebuild at its fitted size;
@@ -1311,17 +1311,17 @@ class SegmentedTable {
   static void visit_full_prefetching(SegmentType* seg, Fn&& fn) {
     constexpr bool kPrefetch = requires(const K& key) { key.prefetch(); };
     const std::uint32_t groups = seg->group_count();
-    const auto prefetch_group = [seg](std::uint32_t g) {
+    const DirectoryEntry walked = DirectoryEntry::of(seg);
+    const auto prefetch_group = [&walked](std::uint32_t g) {
       if constexpr (kPrefetch) {
-        const GroupType group = seg->group(g);
+        const GroupType group = walked.group(g);
         for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
           group.slot(lane)->key.prefetch();
       } else {
-        (void)seg, (void)g;  // (Clang warns of a capture used in one branch only)
+        (void)walked, (void)g;  // (Clang warns of a capture used in one branch only)
       }
     };
     prefetch_group(0);
-    const DirectoryEntry walked = DirectoryEntry::of(seg);
     for (std::uint32_t g = 0; g < groups; ++g) {
       if (kPrefetch && g + 1 < groups) prefetch_group(g + 1);
       const GroupType group = walked.group(g);
