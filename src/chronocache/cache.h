@@ -132,9 +132,9 @@ class Cache {
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put(Q&& key, V value, std::chrono::duration<Rep, Period> ttl) {
     const TimePoint now = clock_.now();
-    const TimePoint deadline = detail::deadline_for_ttl(now, ttl);
     const Hashed h{table_.hash(key)};
-    return put_prehashed(std::forward<Q>(key), std::move(value), deadline, h, now);
+    return put_for_prehashed(std::forward<Q>(key), std::move(value), detail::ttl_to_ms(ttl), h,
+                             now);
   }
 
   // No expiry.
@@ -227,7 +227,7 @@ class Cache {
     entry_heap_bytes_ = 0;
     far_.clear();
     next_expiry_lower_bound_ = kNoExpiry;
-    cycle_min_deadline_ = kNoExpiry;
+    cycle_min_stored_ = detail::kNoDeadlineInWindow;
   }
 
   // Makes room for `entries` without further growth.
@@ -353,6 +353,23 @@ class Cache {
     });
   }
 
+  // put_prehashed with the deadline now + ttl_ms (ttl_ms <= 0: expired on arrival). A TTL below
+  // 24.8 days (nearly all) is stored as relative_now + ttl_ms: no encode into the window, no
+  // test for a far deadline or one already passed (callgrind: putSingle 74 -> 61 instructions).
+  // A `now` before the cache's epoch counts as the epoch here, as in every live check.
+  template <class Q>
+  requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
+  put_for_prehashed(Q&& key, V value, std::int64_t ttl_ms, Hashed h, TimePoint now) {
+    if (!detail::WindowDeadline::fits(ttl_ms)) [[unlikely]]
+      return put_prehashed(std::forward<Q>(key), std::move(value),
+                           detail::deadline_for_ttl_ms(now, ttl_ms), h, now);
+    return upsert_prehashed(key, h, now, Access::kPeek, [&](Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+      const auto deadline = detail::WindowDeadline::after(entry.relative_now_, ttl_ms);
+      if (entry.found()) return entry.assign_window(std::move(value), deadline);
+      return entry.insert_window(std::forward<Q>(key), std::move(value), deadline);
+    });
+  }
+
   // ---- Upsert: insert or update in place, with one hash and one probe -----------------------
   // Looks `key` up once and calls fn(Upsert& entry) exactly once, with the live entry or its
   // absence; fn decides what happens, through at most one of entry's actions, and what upsert
@@ -424,17 +441,10 @@ class Cache {
 
     CC_ALWAYS_INLINE PutOutcome assign(V value, TimePoint deadline) {
       CC_ASSERT(found());
-      Cache& cache = *cache_;
-      cache.before_write(ref_);
+      cache_->before_write(ref_);
       if (deadline <= now_) [[unlikely]]
         return erase_on_arrival();
-      if constexpr (kValueOwnsHeap) {
-        cache.entry_heap_bytes_ -= HeapBytes<V>::of(ref_.slot->value);
-        ref_.slot->value = std::move(value);
-        cache.entry_heap_bytes_ += HeapBytes<V>::of(ref_.slot->value);
-      } else {
-        ref_.slot->value = std::move(value);
-      }
+      replace_value(std::move(value));
       return written(deadline, kValueOwnsHeap);
     }
 
@@ -473,9 +483,36 @@ class Cache {
                             std::uint32_t relative_now) noexcept
         : cache_(&cache), ref_(ref), h_(h), now_(now), relative_now_(relative_now) {}
 
-    // The new deadline of an assigned or updated entry, an access for the policy, and the byte
-    // budget when the entry may have grown.
-    CC_ALWAYS_INLINE PutOutcome written(TimePoint deadline, bool may_have_grown) {
+    // assign and insert with a deadline in stored form (put_for_prehashed), which is never
+    // passed: the same steps less the test.
+    CC_ALWAYS_INLINE PutOutcome assign_window(V value, detail::WindowDeadline deadline) {
+      CC_ASSERT(found());
+      cache_->before_write(ref_);
+      replace_value(std::move(value));
+      return written(deadline, kValueOwnsHeap);
+    }
+    template <class KArg>
+    CC_ALWAYS_INLINE PutOutcome insert_window(KArg&& key, V value,
+                                              detail::WindowDeadline deadline) {
+      CC_ASSERT(!found());
+      return cache_->put_absent(std::forward<KArg>(key), std::move(value), deadline, h_,
+                                relative_now_, ref_);
+    }
+
+    CC_ALWAYS_INLINE void replace_value(V&& value) {
+      if constexpr (kValueOwnsHeap) {
+        cache_->entry_heap_bytes_ -= HeapBytes<V>::of(ref_.slot->value);
+        ref_.slot->value = std::move(value);
+        cache_->entry_heap_bytes_ += HeapBytes<V>::of(ref_.slot->value);
+      } else {
+        ref_.slot->value = std::move(value);
+      }
+    }
+
+    // The new deadline of an assigned or updated entry (a TimePoint or a WindowDeadline), an
+    // access for the policy, and the byte budget when the entry may have grown.
+    template <class Deadline>
+    CC_ALWAYS_INLINE PutOutcome written(Deadline deadline, bool may_have_grown) {
       Cache& cache = *cache_;
       cache.forget_far_deadline(ref_);
       cache.set_deadline(ref_, deadline);
@@ -802,15 +839,17 @@ class Cache {
     erase_batch();
     if (progress.wrapped) shrink_sparse_segments();
     stats_.expired += reclaimed;
-    if (min_live != detail::kNoDeadlineInWindow)
-      cycle_min_deadline_ = std::min(cycle_min_deadline_, epoch_.decode(min_live));
+    cycle_min_stored_ = std::min(cycle_min_stored_, min_live);
     // Far deadlines lie beyond the window of the current epoch (rebase keeps it so); bounding by
     // the window's end whenever any exist is looser than per entry, and as safe.
     if (!far_.empty())
-      cycle_min_deadline_ = std::min(cycle_min_deadline_, epoch_.epoch() + detail::kWindow);
+      cycle_min_stored_ =
+          std::min(cycle_min_stored_, static_cast<detail::StoredDeadline>(detail::kWindow.count()));
     if (progress.wrapped) {
-      next_expiry_lower_bound_ = cycle_min_deadline_;
-      cycle_min_deadline_ = kNoExpiry;
+      next_expiry_lower_bound_ = cycle_min_stored_ == detail::kNoDeadlineInWindow
+                                     ? kNoExpiry
+                                     : epoch_.decode(cycle_min_stored_);
+      cycle_min_stored_ = detail::kNoDeadlineInWindow;
     }
     return reclaimed;
   }
@@ -902,6 +941,7 @@ class Cache {
     table_.for_each_mutable([shift](Slot& slot) {
       slot.deadline = detail::DeadlineEpoch::shifted(slot.deadline, shift);
     });
+    cycle_min_stored_ = detail::DeadlineEpoch::shifted(cycle_min_stored_, shift);
     for (auto it = far_.begin(); it != far_.end();) {
       const detail::StoredDeadline stored = epoch_.encode(it->second);
       if (stored == detail::kNoDeadlineInWindow) {
@@ -951,24 +991,37 @@ class Cache {
   }
 
   CC_ALWAYS_INLINE void set_deadline(const Ref& ref, TimePoint deadline) {
-    Slot& slot = *ref.slot;
-    slot.deadline = epoch_.encode(deadline);
+    const detail::StoredDeadline stored = epoch_.encode(deadline);
     // kNoExpiry encodes as kNoDeadlineInWindow too, so the common deadline in the window pays for
     // neither test (and kNoExpiry never lowers the bounds below).
-    if (slot.deadline == detail::kNoDeadlineInWindow) [[unlikely]] {
+    if (stored == detail::kNoDeadlineInWindow) [[unlikely]] {
+      ref.slot->deadline = stored;
       if (deadline == kNoExpiry) return;
       remember_far_deadline(ref, deadline);
+      // The window's end bounds a far deadline from below, as reclaim_expired_at bounds them all.
+      return lower_expiry_bounds(static_cast<detail::StoredDeadline>(detail::kWindow.count()));
     }
-    // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
-    // on every put would chain each put to the previous one through memory. Nested, because
-    // next_expiry_lower_bound_ <= cycle_min_deadline_ always (the cycle's minimum is of stored
-    // deadlines, which the lower bound is below, until a cycle's end makes it the new bound), so
-    // a deadline not below the cycle's minimum is not below the bound either: the common put
-    // tests one (callgrind, putSingle: 2 instructions fewer).
-    CC_ASSERT(next_expiry_lower_bound_ <= cycle_min_deadline_);
-    if (deadline < cycle_min_deadline_) [[unlikely]] {
-      cycle_min_deadline_ = deadline;
-      if (deadline < next_expiry_lower_bound_) next_expiry_lower_bound_ = deadline;
+    set_deadline(ref, detail::WindowDeadline{stored});
+  }
+
+  CC_ALWAYS_INLINE void set_deadline(const Ref& ref, detail::WindowDeadline deadline) {
+    ref.slot->deadline = deadline.stored;
+    lower_expiry_bounds(deadline.stored);
+  }
+
+  // Branches, not std::min: deadlines mostly grow, so the bounds are rarely stored, and a store
+  // on every put would chain each put to the previous one through memory. Nested, because
+  // next_expiry_lower_bound_ <= the cycle's minimum always (the cycle's minimum is of stored
+  // deadlines, which the lower bound is below, until a cycle's end makes it the new bound), so
+  // a deadline not below the cycle's minimum is not below the bound either: the common put
+  // tests one (callgrind, putSingle: 2 instructions fewer). The minimum is kept in stored form,
+  // so the test needs no decode.
+  CC_ALWAYS_INLINE void lower_expiry_bounds(detail::StoredDeadline stored) {
+    CC_ASSERT(cycle_min_stored_ == detail::kNoDeadlineInWindow ||
+              next_expiry_lower_bound_ <= epoch_.decode(cycle_min_stored_));
+    if (stored < cycle_min_stored_) [[unlikely]] {
+      cycle_min_stored_ = stored;
+      next_expiry_lower_bound_ = std::min(next_expiry_lower_bound_, epoch_.decode(stored));
     }
   }
 
@@ -1008,8 +1061,9 @@ class Cache {
   // loop's layout, not the test, cost the time).
   // `where`: the lookup's miss, naming the free slot it passed (Table::find_for_insert); dropped
   // once an eviction (which may shrink a segment) or a capture's hand-over (which may erase) ran.
-  template <class Q>
-  CC_ALWAYS_INLINE PutOutcome put_absent(Q&& key, V value, TimePoint deadline, Hashed h,
+  // `deadline`: a TimePoint, or a WindowDeadline (put_for_prehashed).
+  template <class Q, class Deadline>
+  CC_ALWAYS_INLINE PutOutcome put_absent(Q&& key, V value, Deadline deadline, Hashed h,
                                          std::uint32_t relative_now, Ref where) {
     if (options_.max_bytes != 0) [[unlikely]]
       return put_absent_within_budget(std::forward<Q>(key), std::move(value), deadline, h,
@@ -1019,8 +1073,8 @@ class Cache {
     return PutOutcome::kInserted;
   }
 
-  template <class Q>
-  [[gnu::noinline]] PutOutcome put_absent_within_budget(Q&& key, V value, TimePoint deadline,
+  template <class Q, class Deadline>
+  [[gnu::noinline]] PutOutcome put_absent_within_budget(Q&& key, V value, Deadline deadline,
                                                         Hashed h, std::uint32_t relative_now,
                                                         const Ref& named_slot) {
     // Taken by reference: by value, ShardedCache's put kept a frame pointer and spilled more on
@@ -1059,8 +1113,8 @@ class Cache {
 
   // The insert itself, once there is room: at `where` when the lookup named a free slot (a
   // capture's hand-over drops it), with the entry's heap, deadline and policy word.
-  template <class Q>
-  CC_ALWAYS_INLINE Ref store_absent(Ref where, Q&& key, V value, TimePoint deadline, Hashed h) {
+  template <class Q, class Deadline>
+  CC_ALWAYS_INLINE Ref store_absent(Ref where, Q&& key, V value, Deadline deadline, Hashed h) {
     if (capture_ != nullptr) [[unlikely]] {
       before_insert_slow(h.value);  // after make_room: an eviction may free the slot it takes
       where = Ref{};
@@ -1192,8 +1246,9 @@ class Cache {
   std::size_t entry_heap_bytes_ = 0;
   // No stored deadline is earlier than this, so size() may skip its scan while now is before it.
   TimePoint next_expiry_lower_bound_ = kNoExpiry;
-  // The earliest deadline seen in the current reclaim cycle (and put since it began).
-  TimePoint cycle_min_deadline_ = kNoExpiry;
+  // The earliest deadline seen in the current reclaim cycle (and put since it began), stored
+  // form (kNoDeadlineInWindow: none yet); a rebase shifts it with the slots.
+  detail::StoredDeadline cycle_min_stored_ = detail::kNoDeadlineInWindow;
   // Exact deadlines of entries that expire beyond the 32-bit window (rare: TTLs over ~24 days).
   std::unordered_map<K, TimePoint, Hash, Eq> far_;
   // The running capture's sink (nullptr: none) and the time it began.

@@ -250,5 +250,49 @@ TEST(CacheLongTtl, SizeNoticesAFarDeadlineAfterAFullReclaimCycle) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
+// The earliest deadline put during a reclaim cycle is kept in stored form, relative to the epoch,
+// and becomes the bound size() trusts when the cycle ends: a rebase in between must shift it with
+// the slots, or the bound would land a whole rebase period after the entry's deadline.
+TEST(CacheLongTtl, TheExpiryBoundFromAPutFollowsARebaseWithinTheCycle) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  ASSERT_EQ(cache.slot_capacity(), 16u);    // one group: the sweep below halves it exactly
+  EXPECT_EQ(cache.reclaim_expired(8), 0u);  // the cycle's cursor is now past slot 0
+  cache.put(1, 10, days(30));               // slot 0, behind the cursor: only the put saw it
+  advance_with_traffic(cache, days(26));    // rebases once, at 24.8 days
+  EXPECT_EQ(cache.reclaim_expired(8), 0u);  // ends the cycle: the put's deadline is the bound
+  ASSERT_FALSE(cache.may_hold_expired(cache.clock().now()));
+  advance_with_traffic(cache, start + days(30) - 1ms - cache.clock().now());
+  EXPECT_EQ(cache.size(), 1u);
+  cache.clock().advance(1ms);
+  EXPECT_TRUE(cache.may_hold_expired(cache.clock().now()));
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+// A TTL of up to 2^31 - 1 ms is stored relative to the clock reading (WindowDeadline) and a
+// longer one through the absolute deadline: on either side of that line, and after a rebase, a
+// put's deadline is exactly now + TTL.
+TEST(CacheLongTtl, PutsOnEitherSideOfTheRelativeTtlLimitGetExactDeadlines) {
+  IntCache cache;
+  const Duration longest{detail::kMaxWindowTtlMs};
+  for (const Duration elapsed : {Duration::zero(), Duration(days(30))}) {
+    advance_with_traffic(cache, elapsed);
+    const TimePoint now = cache.clock().now();
+    cache.put(1, 10, longest);
+    cache.put(2, 20, longest + 1ms);
+    cache.put(3, 30, 1ms);
+    EXPECT_EQ(cache.deadline(1), now + longest);
+    EXPECT_EQ(cache.deadline(2), now + longest + 1ms);
+    EXPECT_EQ(cache.deadline(3), now + 1ms);
+    cache.put(1, 11, 5ms);  // an overwrite takes the relative path too
+    EXPECT_EQ(cache.deadline(1), now + 5ms);
+    cache.clock().advance(5ms);
+    EXPECT_EQ(cache.get(1), std::nullopt);
+    EXPECT_EQ(cache.get(3), std::nullopt);
+    EXPECT_EQ(cache.get(2), 20);
+    cache.clear();
+  }
+}
+
 }  // namespace
 }  // namespace chronocache

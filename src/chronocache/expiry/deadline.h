@@ -32,6 +32,22 @@ inline constexpr StoredDeadline kNoDeadlineInWindow = std::numeric_limits<std::u
 inline constexpr Duration kRebaseAfter{std::int64_t{1} << 31};
 // The furthest deadline a stored value can express.
 inline constexpr Duration kWindow{std::int64_t{kNoDeadlineInWindow} - 1};
+// The longest TTL a put may store as `relative_now + ttl` (WindowDeadline): with relative_now
+// below kRebaseAfter, the sum stays at or below kWindow, so it never reads as the mark.
+inline constexpr std::int64_t kMaxWindowTtlMs = kRebaseAfter.count() - 1;
+
+// A deadline already in stored form and inside the window: what a put with a TTL of 1 ms to
+// kMaxWindowTtlMs stores, relative_now + ttl. It needs no encode, cannot be far, and cannot have
+// passed (the TTL is positive), so the put skips three tests the absolute deadline needs.
+struct WindowDeadline {
+  StoredDeadline stored;
+
+  static bool fits(std::int64_t ttl_ms) noexcept { return ttl_ms > 0 && ttl_ms <= kMaxWindowTtlMs; }
+  // Precondition: fits(ttl_ms), and relative_now is a usable one (below kRebaseAfter).
+  static WindowDeadline after(std::uint32_t relative_now, std::int64_t ttl_ms) noexcept {
+    return WindowDeadline{static_cast<StoredDeadline>(relative_now + ttl_ms)};
+  }
+};
 
 inline constexpr TimePoint kNever = TimePoint::max();
 
@@ -136,10 +152,12 @@ inline TimePoint deadline_after(TimePoint now, std::int64_t ttl_ms) noexcept {
 
 // The deadline a put with `ttl` at `now` gets: `now` itself for TTL <= 0 (expired on arrival),
 // kNever past the end of time, else now + the TTL rounded up to whole milliseconds.
+inline TimePoint deadline_for_ttl_ms(TimePoint now, std::int64_t ttl_ms) noexcept {
+  return ttl_ms <= 0 ? now : deadline_after(now, ttl_ms);
+}
 template <class Rep, class Period>
 TimePoint deadline_for_ttl(TimePoint now, std::chrono::duration<Rep, Period> ttl) noexcept {
-  const std::int64_t ttl_ms = ttl_to_ms(ttl);
-  return ttl_ms <= 0 ? now : deadline_after(now, ttl_ms);
+  return deadline_for_ttl_ms(now, ttl_to_ms(ttl));
 }
 
 }  // namespace chronocache::detail
