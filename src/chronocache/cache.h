@@ -355,19 +355,25 @@ class Cache {
 
   // put_prehashed with the deadline now + ttl_ms (ttl_ms <= 0: expired on arrival). A TTL below
   // 24.8 days (nearly all) is stored as relative_now + ttl_ms: no encode into the window, no
-  // test for a far deadline or one already passed (callgrind: putSingle 74 -> 61 instructions).
-  // A `now` before the cache's epoch counts as the epoch here, as in every live check.
+  // test for a far deadline or one already passed (callgrind: putSingle 74 -> 62 instructions).
+  // A write that must rebase first, or whose `now` is before the epoch (a host's reading ahead of
+  // this cache's clock), takes the absolute deadline, which is exact there too; the test is the
+  // one upsert's relative_now makes anyway, so it costs nothing.
   template <class Q>
   requires std::constructible_from<K, Q&&> CC_ALWAYS_INLINE PutOutcome
   put_for_prehashed(Q&& key, V value, std::int64_t ttl_ms, Hashed h, TimePoint now) {
-    if (!detail::WindowDeadline::fits(ttl_ms)) [[unlikely]]
+    const std::uint64_t unchecked = epoch_.unchecked_relative_now(now);
+    if (!detail::WindowDeadline::fits(ttl_ms) || !detail::DeadlineEpoch::is_usable(unchecked))
+        [[unlikely]]
       return put_prehashed(std::forward<Q>(key), std::move(value),
                            detail::deadline_for_ttl_ms(now, ttl_ms), h, now);
-    return upsert_prehashed(key, h, now, Access::kPeek, [&](Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
-      const auto deadline = detail::WindowDeadline::after(entry.relative_now_, ttl_ms);
-      if (entry.found()) return entry.assign_window(std::move(value), deadline);
-      return entry.insert_window(std::forward<Q>(key), std::move(value), deadline);
-    });
+    const auto relative_now = static_cast<std::uint32_t>(unchecked);
+    return upsert_at(key, h, now, relative_now, Access::kPeek,
+                     [&](Upsert& entry) CC_ALWAYS_INLINE_LAMBDA {
+                       const auto deadline = detail::WindowDeadline::after(relative_now, ttl_ms);
+                       if (entry.found()) return entry.assign_window(std::move(value), deadline);
+                       return entry.insert_window(std::forward<Q>(key), std::move(value), deadline);
+                     });
   }
 
   // ---- Upsert: insert or update in place, with one hash and one probe -----------------------
@@ -537,24 +543,7 @@ class Cache {
   template <class Q, class Fn>
   CC_ALWAYS_INLINE decltype(auto) upsert_prehashed(const Q& key, Hashed h, TimePoint now,
                                                    Access access, Fn&& fn) {
-    const std::uint32_t relative_now = relative_now_rebased(now);
-    Ref ref = table_.find_for_insert(key, h.value);
-    if (ref) [[likely]] {
-      if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[unlikely]] {
-        erase_expired(ref);
-        ref = Ref{};  // names no free slot: the insert looks for one
-      }
-    }
-    if (access == Access::kRead) {
-      if (ref) {
-        policy_.on_access(table_.meta(ref));
-        ++stats_.hits;
-      } else {
-        ++stats_.misses;
-      }
-    }
-    Upsert entry(*this, ref, h, now, relative_now);
-    return std::forward<Fn>(fn)(entry);
+    return upsert_at(key, h, now, relative_now_rebased(now), access, std::forward<Fn>(fn));
   }
 
   template <class Q>
@@ -920,6 +909,29 @@ class Cache {
 
   auto on_move() noexcept {
     return [this](Slot&, typename Policy::Meta& meta, SlotId id) { policy_.on_move(meta, id); };
+  }
+
+  // upsert_prehashed once `now - epoch` is known to be usable (relative_now_rebased's result).
+  template <class Q, class Fn>
+  CC_ALWAYS_INLINE decltype(auto) upsert_at(const Q& key, Hashed h, TimePoint now,
+                                            std::uint32_t relative_now, Access access, Fn&& fn) {
+    Ref ref = table_.find_for_insert(key, h.value);
+    if (ref) [[likely]] {
+      if (!detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[unlikely]] {
+        erase_expired(ref);
+        ref = Ref{};  // names no free slot: the insert looks for one
+      }
+    }
+    if (access == Access::kRead) {
+      if (ref) {
+        policy_.on_access(table_.meta(ref));
+        ++stats_.hits;
+      } else {
+        ++stats_.misses;
+      }
+    }
+    Upsert entry(*this, ref, h, now, relative_now);
+    return std::forward<Fn>(fn)(entry);
   }
 
   CC_ALWAYS_INLINE std::uint32_t relative_now_rebased(TimePoint now) {

@@ -254,6 +254,15 @@ TEST(CacheLongTtl, SizeNoticesAFarDeadlineAfterAFullReclaimCycle) {
 // and becomes the bound size() trusts when the cycle ends: a rebase in between must shift it with
 // the slots, or the bound would land a whole rebase period after the entry's deadline.
 TEST(CacheLongTtl, TheExpiryBoundFromAPutFollowsARebaseWithinTheCycle) {
+  {
+    // The premise: in a fresh cache, key 1 lands in the half a sweep visits first (an expired
+    // key 1 is found by the first 8 slots' sweep), so below it lies behind the cursor.
+    IntCache probe;
+    ASSERT_EQ(probe.slot_capacity(), 16u);
+    probe.put(1, 10, 1ms);
+    probe.clock().advance(1ms);
+    ASSERT_EQ(probe.reclaim_expired(8), 1u);
+  }
   IntCache cache;
   const TimePoint start = cache.clock().now();
   ASSERT_EQ(cache.slot_capacity(), 16u);    // one group: the sweep below halves it exactly
@@ -292,6 +301,39 @@ TEST(CacheLongTtl, PutsOnEitherSideOfTheRelativeTtlLimitGetExactDeadlines) {
     EXPECT_EQ(cache.get(2), 20);
     cache.clear();
   }
+}
+
+// The largest stored value the relative path makes: the longest TTL put when now - epoch is
+// 2^31 - 1 ms, the last reading before a rebase, sums to 2^32 - 2, the window's end.
+TEST(CacheLongTtl, TheLongestRelativeTtlAtTheLastReadingBeforeARebaseIsExact) {
+  IntCache cache;
+  advance_with_traffic(cache, Duration((std::int64_t{1} << 31) - 1));  // no rebase yet
+  const TimePoint now = cache.clock().now();
+  const Duration longest{detail::kMaxWindowTtlMs};
+  cache.put(1, 10, longest);
+  EXPECT_EQ(cache.deadline(1), now + longest);
+  advance_with_traffic(cache, longest - 1ms);  // rebases on the way
+  EXPECT_EQ(cache.get(1), 10);
+  EXPECT_EQ(cache.deadline(1), now + longest);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(1), std::nullopt);
+}
+
+// A host may pass a reading ahead of the cache's clock (the epoch then lies after the clock's
+// own reading); a put at that clock's reading still expires at exactly now + TTL.
+TEST(CacheLongTtl, APutWhoseClockIsBehindTheEpochKeepsItsExactDeadline) {
+  IntCache cache;
+  const TimePoint start = cache.clock().now();
+  const Duration rebase_point{std::int64_t{1} << 31};
+  cache.clock().advance(rebase_point - 5ms);
+  EXPECT_EQ(cache.reclaim_expired_at(1, start + rebase_point), 0u);  // the epoch moves to it
+  const TimePoint now = cache.clock().now();                         // 5 ms before the epoch
+  cache.put(1, 10, 100ms);
+  EXPECT_EQ(cache.deadline(1), now + 100ms);
+  cache.clock().advance(99ms);
+  EXPECT_EQ(cache.get(1), 10);
+  cache.clock().advance(1ms);
+  EXPECT_EQ(cache.get(1), std::nullopt);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ struct WindowDeadline {
   StoredDeadline stored;
 
   static bool fits(std::int64_t ttl_ms) noexcept { return ttl_ms > 0 && ttl_ms <= kMaxWindowTtlMs; }
-  // Precondition: fits(ttl_ms), and relative_now is a usable one (below kRebaseAfter).
+  // Precondition: fits(ttl_ms), and relative_now is now - epoch exactly, below kRebaseAfter.
   static WindowDeadline after(std::uint32_t relative_now, std::int64_t ttl_ms) noexcept {
     return WindowDeadline{static_cast<StoredDeadline>(relative_now + ttl_ms)};
   }
