@@ -81,19 +81,17 @@ class GroupCtrl {
   LaneMask match(Ctrl tag) const noexcept {
     return mask(_mm_cmpeq_epi8(_mm_set1_epi8(tag), bytes_));
   }
-  // match(tag_of(hash_byte)), mapped in the vector, where it takes the instruction that a scalar
-  // mask of the byte would: a lookup costs what it did with 7-bit tags (callgrind, getHit 43).
+  // match(tag_of(hash_byte)), mapped in the vector (SSE4.1's signed max), where it takes the
+  // instruction that a scalar mask of the byte would: a lookup costs what it did with 7-bit tags
+  // (callgrind, getHit 43). SSE2 has no signed byte max, so it maps the byte in a register.
   LaneMask match_tag_of(std::uint8_t hash_byte) const noexcept {
-    const __m128i bytes = _mm_set1_epi8(static_cast<char>(hash_byte));
-    const __m128i lowest_tag = _mm_set1_epi8(kLowestTag);
 #if defined(__SSE4_1__)
-    const __m128i tags = _mm_max_epi8(bytes, lowest_tag);
-#else  // SSE2 has no signed byte max: the unsigned one, with the sign bits flipped around it
-    const __m128i sign = _mm_set1_epi8(kEmpty);
-    const __m128i tags = _mm_xor_si128(
-        _mm_max_epu8(_mm_xor_si128(bytes, sign), _mm_xor_si128(lowest_tag, sign)), sign);
-#endif
+    const __m128i tags =
+        _mm_max_epi8(_mm_set1_epi8(static_cast<char>(hash_byte)), _mm_set1_epi8(kLowestTag));
     return mask(_mm_cmpeq_epi8(tags, bytes_));
+#else
+    return match(tag_of(hash_byte));
+#endif
   }
   LaneMask match_empty() const noexcept {
     return mask(_mm_cmpeq_epi8(_mm_set1_epi8(kEmpty), bytes_));
