@@ -1079,19 +1079,19 @@ class Cache {
                                          std::uint32_t relative_now, Ref where) {
     if (options_.max_bytes != 0) [[unlikely]]
       return put_absent_within_budget(std::forward<Q>(key), std::move(value), deadline, h,
-                                      relative_now, where);
+                                      relative_now);
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
     return PutOutcome::kInserted;
   }
 
+  // Without the free slot the lookup named: passed in, by reference or by value, the Ref was
+  // stored to memory on every new key of a cache without a budget too (3 instructions), and a
+  // put under a budget is dearer than the probe it repeats.
   template <class Q, class Deadline>
   [[gnu::noinline]] PutOutcome put_absent_within_budget(Q&& key, V value, Deadline deadline,
-                                                        Hashed h, std::uint32_t relative_now,
-                                                        const Ref& named_slot) {
-    // Taken by reference: by value, ShardedCache's put kept a frame pointer and spilled more on
-    // every overwrite (callgrind: its putSingle 182 -> 188 instructions).
-    Ref where = named_slot;
+                                                        Hashed h, std::uint32_t relative_now) {
+    Ref where{};
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     // Room first for what the insert adds: table growth, if its segment is full, the policy's
     // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise

@@ -546,14 +546,10 @@ class SegmentedTable {
   CC_ALWAYS_INLINE Ref insert_at(const Ref& miss, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline, OnMove&& on_move) {
     CC_ASSERT(!miss);
-    if (miss.segment != nullptr) [[likely]] {
-      const InsertTarget target = target_at(miss.segment, miss.index);
-      if (!target.grows) [[likely]]
-        return place_new(target, std::forward<Q>(key), std::forward<VArg>(value), h, deadline);
-    }
-    const Ref fresh = insert_elsewhere(std::forward<Q>(key), std::forward<VArg>(value), h, on_move);
-    fresh.slot->deadline = deadline;
-    return fresh;
+    const InsertTarget target = miss.segment != nullptr && miss.segment->growth_left != 0
+                                    ? InsertTarget{miss.segment, miss.index, false}
+                                    : target_after_growth(miss.segment, miss.index, h, on_move);
+    return place_new(target, std::forward<Q>(key), std::forward<VArg>(value), h, deadline);
   }
 
   // Whether a key of hash `h` can be inserted: false only when its segment is full and can
@@ -942,6 +938,16 @@ class SegmentedTable {
     CC_ALWAYS_INLINE GroupType group(std::size_t g) const noexcept {
       return GroupType::at(ctrl, reinterpret_cast<BodyType*>(ctrl + bodies_at), g);
     }
+    // Slot `index` (group * 16 + lane) and its control byte. Where the bodies are one array of
+    // slots (no key column), from the index itself: split into group and lane, GCC computed
+    // g * 16 + lane again (callgrind, putReserved 5 instructions more).
+    CC_ALWAYS_INLINE void* raw_slot(std::uint32_t index) const noexcept {
+      if constexpr (kQuotientKeys)
+        return group(index / kGroupWidth).raw_slot(index % kGroupWidth);
+      else
+        return ctrl + bodies_at + slot_offset<SlotType>(index);
+    }
+    Ctrl& ctrl_at(std::uint32_t index) const noexcept { return ctrl[index]; }
   };
   static std::uint32_t chunk_groups(const SegmentType* seg) noexcept {
     return (seg->group_count() + kCaptureChunks - 1) / kCaptureChunks;
@@ -1044,11 +1050,13 @@ class SegmentedTable {
     else
       return hash_(group.slot(lane)->key);
   }
-  // Stores what identifies an entry of hash `h` besides its slot: the quotient in lane `lane`
-  // of the key column (quotient keys; others keep the key in the slot). Then the tag.
-  static void label(const GroupType& group, std::size_t lane, std::uint64_t h) noexcept {
-    if constexpr (kQuotientKeys) group.keys().quotient[lane] = Hash::quotient(h);
-    group.ctrl[lane] = tag_of_hash(h);
+  // Stores what identifies an entry of hash `h` in slot `index` besides the slot itself: the
+  // quotient in its group's key column (quotient keys; others keep the key in the slot). Then
+  // the tag.
+  static void label(const DirectoryEntry& place, std::uint32_t index, std::uint64_t h) noexcept {
+    if constexpr (kQuotientKeys)
+      place.group(index / kGroupWidth).keys().quotient[index % kGroupWidth] = Hash::quotient(h);
+    place.ctrl_at(index) = tag_of_hash(h);
   }
   // An entry's tag (control_group.h): that of the hash's low byte, or (quotient keys) the hash's
   // low 7 bits, which the key is rebuilt from (each is its own tag, so no mapping is spent).
@@ -1382,23 +1390,23 @@ class SegmentedTable {
   CC_ALWAYS_INLINE Ref place_new(const InsertTarget& target, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline) {
     SegmentType* seg = target.segment;
-    const GroupType group = seg->group(target.index / kGroupWidth);
-    const std::size_t lane = target.index % kGroupWidth;
-    const bool claims_empty = group.ctrl[lane] == kEmpty;
+    const DirectoryEntry place = DirectoryEntry::of(seg);
+    Ctrl& ctrl = place.ctrl_at(target.index);
+    const bool claims_empty = ctrl == kEmpty;
     SlotType* slot;
     if constexpr (kQuotientKeys) {
       static_cast<void>(key);
-      slot = ::new (group.raw_slot(lane))
+      slot = ::new (place.raw_slot(target.index))
           SlotType{V(std::forward<VArg>(value)), deadline, typename MetaLayout<Meta>::InSlot{}};
     } else {
-      slot = ::new (group.raw_slot(lane))
+      slot = ::new (place.raw_slot(target.index))
           SlotType{K(std::forward<Q>(key)), V(std::forward<VArg>(value)), deadline,
                    typename MetaLayout<Meta>::InSlot{}};
     }
     if constexpr (kMetaColumn) {
       if (column_on_) seg->template column<MetaWord>()[target.index] = MetaWord{};
     }
-    label(group, lane, h);
+    label(place, target.index, h);
     // A branch: written as `-= claims_empty`, GCC paired this with the size's increment in SSE
     // registers, 8 instructions a new key more (make bench-instructions, putStress: 481.7 ->
     // 489.7).
@@ -1436,13 +1444,11 @@ class SegmentedTable {
     // (callgrind, putStress 452 -> 463 instructions an insert).
     auto g = static_cast<std::uint32_t>(home_group(h, target.place.groups));
     while (target.filled[g] == kGroupWidth) g = next_group(g, target.place.groups);
-    const std::size_t lane = target.filled[g]++;
-    const GroupType group = target.place.group(g);
-    SlotType* slot = ::new (group.raw_slot(lane)) SlotType(std::move(from));
-    const std::uint32_t index = slot_index(g, lane);
+    const std::uint32_t index = slot_index(g, target.filled[g]++);
+    SlotType* slot = ::new (target.place.raw_slot(index)) SlotType(std::move(from));
     MetaWord& word = word_at(seg, index, *slot);
     if constexpr (kMetaColumn) word = from_word;
-    label(group, lane, h);
+    label(target.place, index, h);
     on_move(*slot, word, make_slot_id(seg->index, index));
   }
 
@@ -1473,14 +1479,22 @@ class SegmentedTable {
     });
   }
 
-  // insert_absent for insert_at, out of line, with the deadline left to the caller: six
-  // arguments with the returned Ref's address, all in registers. A seventh goes on the stack,
-  // and GCC then keeps a frame pointer in every function that inlines a put, a register fewer
-  // for its loops (engine_bench's get loops kept their counter in memory).
-  template <class Q, class VArg, class OnMove>
-  [[gnu::noinline]] Ref insert_elsewhere(Q&& key, VArg&& value, std::uint64_t h, OnMove& on_move) {
-    return insert_absent(std::forward<Q>(key), std::forward<VArg>(value), h, StoredDeadline{},
-                         on_move);
+  // insert_at's target when the free slot its miss named (at `index` of `seg`, or none) is not
+  // one to fill now: the segment grows first, out of line. It takes no key or value, and
+  // on_move by value (a closure of one pointer), so nothing of the caller's has to sit in memory
+  // for it: the stores that did so ran on every new key (callgrind, putReserved 108.7 -> 103.7).
+  template <class OnMove>
+  [[gnu::noinline]] InsertTarget target_after_growth(SegmentType* seg, std::uint32_t index,
+                                                     std::uint64_t h, OnMove on_move) {
+    if (seg != nullptr) {
+      const InsertTarget target = target_at(seg, index);
+      if (!target.grows) return target;  // a tombstone: claimed without growth
+    }
+    for (;;) {
+      const InsertTarget target = insert_target(h);
+      if (!target.grows) return target;
+      grow(target.segment, h, on_move);
+    }
   }
 
   // Directory entries owned by the segment that `h` routes to: [first, first + count).
