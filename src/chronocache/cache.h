@@ -1078,28 +1078,28 @@ class Cache {
   CC_ALWAYS_INLINE PutOutcome put_absent(Q&& key, V value, Deadline deadline, Hashed h,
                                          std::uint32_t relative_now, Ref where) {
     if (options_.max_bytes != 0) [[unlikely]]
-      return put_absent_within_budget(std::forward<Q>(key), std::move(value), deadline, h,
+      return put_absent_within_budget(K(std::forward<Q>(key)), std::move(value), deadline, h,
                                       relative_now);
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
     return PutOutcome::kInserted;
   }
 
-  // Without the free slot the lookup named: passed in, by reference or by value, the Ref was
-  // stored to memory on every new key of a cache without a budget too (3 instructions), and a
-  // put under a budget is dearer than the probe it repeats.
-  template <class Q, class Deadline>
-  [[gnu::noinline]] PutOutcome put_absent_within_budget(Q&& key, V value, Deadline deadline,
-                                                        Hashed h, std::uint32_t relative_now) {
+  // Without the free slot the lookup named, and with the key as a K, by value: passed in by
+  // reference, the Ref and the key were stored to memory on every new key of a cache without a
+  // budget too (4 instructions; such stores cost a put of new keys more than their count says:
+  // engine.md, "Hot-path notes"), and a put under a budget is dearer than the probe it repeats.
+  template <class Deadline>
+  [[gnu::noinline]] PutOutcome put_absent_within_budget(K key, V value, Deadline deadline, Hashed h,
+                                                        std::uint32_t relative_now) {
     Ref where{};
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     // Room first for what the insert adds: table growth, if its segment is full, the policy's
-    // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise
-    // the check after settles it). Growth is asked again after each eviction, which may have
-    // freed the slot or the node the insert will take: evicting until the cache is empty
-    // because memory that is already held does not fall would be no budget at all.
-    std::size_t entry_bytes = HeapBytes<V>::of(value);
-    if constexpr (std::is_same_v<std::remove_cvref_t<Q>, K>) entry_bytes += HeapBytes<K>::of(key);
+    // next chunk of nodes, and the key's and value's heap. Growth is asked again after each
+    // eviction, which may have freed the slot or the node the insert will take: evicting until
+    // the cache is empty because memory that is already held does not fall would be no budget
+    // at all.
+    const std::size_t entry_bytes = HeapBytes<K>::of(key) + HeapBytes<V>::of(value);
     const auto incoming = [&] {
       return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) + entry_bytes;
     };
@@ -1107,7 +1107,7 @@ class Cache {
       if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
       where = Ref{};
     }
-    const Ref fresh = store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
+    const Ref fresh = store_absent(where, std::move(key), std::move(value), deadline, h);
     if (!enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
       erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
       return PutOutcome::kRejectedFull;
