@@ -186,6 +186,33 @@ TEST(SegmentedTable, AMissNamesTheFreeSlotAnInsertWouldTake) {
   EXPECT_EQ(table.size(), 20u);
 }
 
+// At the load limit (no empty slot left to claim), a miss that names a tombstone is stored there
+// and the segment does not grow: only a claim of an empty slot needs the budget.
+TEST(SegmentedTable, InsertAtTheLoadLimitReusesTheTombstoneItsMissNamed) {
+  AimedTable table;
+  make_four_groups(table);
+  for (std::uint64_t group = 0; group < 4; ++group)  // 16 + 16 + 16 + 12: all 60 claimable slots
+    for (std::uint64_t i = 0; i < (group < 3 ? 16u : 12u); ++i)
+      insert(table, aimed(group, 5, i + 1));
+  ASSERT_GT(table.growth_bytes_if_inserted(aimed(3, 9, 99)), 0u) << "premise: at the load limit";
+  const std::size_t capacity = table.capacity();
+  table.erase_at(table.find(aimed(0, 5, 8), aimed(0, 5, 8)));  // group 0 is full: a tombstone
+
+  std::size_t moves = 0;
+  const auto count_moves = [&](auto&, auto&, SlotId) { ++moves; };
+  const std::uint64_t key = aimed(0, 9, 77);
+  const AimedTable::Ref miss = table.find_for_insert(key, key);
+  ASSERT_FALSE(miss);
+  EXPECT_EQ(miss.index, 7u) << "the tombstone, lane 7 of group 0";
+  const AimedTable::Ref fresh =
+      table.insert_at(miss, key, static_cast<int>(key % 1000), key, 1, count_moves);
+  EXPECT_EQ(fresh.index, 7u);
+  EXPECT_EQ(moves, 0u);
+  EXPECT_EQ(table.capacity(), capacity);
+  EXPECT_TRUE(found(table, key));
+  EXPECT_EQ(table.size(), 60u);
+}
+
 // insert_at with no slot named (Ref{}) or with one whose segment must grow first looks again,
 // as insert_absent: the entry lands, and every other entry is still found after the growth.
 TEST(SegmentedTable, InsertAtLooksAgainWhenTheNamedSlotNeedsGrowth) {
