@@ -406,8 +406,9 @@ class Cache {
   // A deadline <= now makes assign and update remove the entry and insert store nothing (k is not
   // converted to K): kExpiredOnArrival, as put. A deadline beyond the 32-bit window is kept exactly
   // (far deadlines), as put. fn must not call into this cache at all: before the action, insert
-  // takes the free slot the lookup found (another write could take or move it); after it, entry
-  // and anything read through it are invalid (insert may move slots, erase frees).
+  // takes the free slot the lookup found (another write could take or move it; under a byte
+  // budget it looks again); after it, entry and anything read through it are invalid (insert may
+  // move slots, erase frees).
   //
   // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
   // policy of the access, as get; Access::kPeek counts nothing (put). assign and update are an
@@ -534,7 +535,8 @@ class Cache {
     }
 
     Cache* cache_;
-    Ref ref_;  // found: the entry; not found: where insert() puts the key (find_for_insert)
+    Ref ref_;  // found: the entry; not found: where insert() puts the key (find_for_insert;
+               // under a byte budget the insert looks again)
     Hashed h_;
     TimePoint now_;
     std::uint32_t relative_now_;
@@ -1078,28 +1080,37 @@ class Cache {
   CC_ALWAYS_INLINE PutOutcome put_absent(Q&& key, V value, Deadline deadline, Hashed h,
                                          std::uint32_t relative_now, Ref where) {
     if (options_.max_bytes != 0) [[unlikely]]
-      return put_absent_within_budget(K(std::forward<Q>(key)), std::move(value), deadline, h,
-                                      relative_now);
+      return put_absent_within_budget<BudgetKey<Q>>(std::forward<Q>(key), std::move(value),
+                                                    deadline, h, relative_now);
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     store_absent(where, std::forward<Q>(key), std::move(value), deadline, h);
     return PutOutcome::kInserted;
   }
 
-  // Without the free slot the lookup named, and with the key as a K, by value: passed in by
+  // How put_absent_within_budget takes a key of type Q: a trivially copyable K that comes as a K
+  // by value, anything else as it came (a key is built only when inserted, and an rvalue is not
+  // moved from by a put that is refused).
+  template <class Q>
+  using BudgetKey = std::conditional_t<
+      std::is_trivially_copyable_v<K> && std::is_same_v<std::remove_cvref_t<Q>, K>, K, Q&&>;
+
+  // Without the free slot the lookup named, and a trivially copyable key by value: passed in by
   // reference, the Ref and the key were stored to memory on every new key of a cache without a
   // budget too (4 instructions; such stores cost a put of new keys more than their count says:
   // engine.md, "Hot-path notes"), and a put under a budget is dearer than the probe it repeats.
-  template <class Deadline>
-  [[gnu::noinline]] PutOutcome put_absent_within_budget(K key, V value, Deadline deadline, Hashed h,
-                                                        std::uint32_t relative_now) {
+  template <class KeyArg, class Deadline>
+  [[gnu::noinline]] PutOutcome put_absent_within_budget(KeyArg key, V value, Deadline deadline,
+                                                        Hashed h, std::uint32_t relative_now) {
     Ref where{};
     if (!room_for_one_more(relative_now, where)) return PutOutcome::kRejectedFull;
     // Room first for what the insert adds: table growth, if its segment is full, the policy's
-    // next chunk of nodes, and the key's and value's heap. Growth is asked again after each
-    // eviction, which may have freed the slot or the node the insert will take: evicting until
-    // the cache is empty because memory that is already held does not fall would be no budget
-    // at all.
-    const std::size_t entry_bytes = HeapBytes<K>::of(key) + HeapBytes<V>::of(value);
+    // next chunk of nodes, and the value's heap (the key's too when it comes as a K; otherwise
+    // the check after settles it). Growth is asked again after each eviction, which may have
+    // freed the slot or the node the insert will take: evicting until the cache is empty
+    // because memory that is already held does not fall would be no budget at all.
+    std::size_t entry_bytes = HeapBytes<V>::of(value);
+    if constexpr (std::is_same_v<std::remove_cvref_t<KeyArg>, K>)
+      entry_bytes += HeapBytes<K>::of(key);
     const auto incoming = [&] {
       return table_.growth_bytes_if_inserted(h.value) + policy_growth_bytes(policy_) + entry_bytes;
     };
@@ -1107,7 +1118,7 @@ class Cache {
       if (!make_room(relative_now)) return PutOutcome::kRejectedFull;
       where = Ref{};
     }
-    const Ref fresh = store_absent(where, std::move(key), std::move(value), deadline, h);
+    const Ref fresh = store_absent(where, std::forward<KeyArg>(key), std::move(value), deadline, h);
     if (!enforce_byte_budget(fresh.id(), relative_now)) [[unlikely]] {
       erase_entry(fresh);  // over budget and no victim to drop (TtlOnly): refused after all
       return PutOutcome::kRejectedFull;

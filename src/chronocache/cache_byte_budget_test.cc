@@ -128,6 +128,20 @@ TEST(CacheByteBudget, TtlOnlyRefusesNewKeysOnceFullAndKeepsWhatItHas) {
   EXPECT_LE(cache.memory_used(), 64u * 1024);
 }
 
+// A put the budget refuses builds no key: an rvalue key it was given is left as it was, for the
+// caller to use again (try_emplace's rule).
+TEST(CacheByteBudget, ARefusedPutLeavesItsRvalueKeyUntouched) {
+  TtlStrings cache({.max_bytes = 64 * 1024});
+  for (int i = 0; i < 1'000; ++i)
+    if (cache.put("key:" + std::to_string(i), std::string(1'000, 'v')) == PutOutcome::kRejectedFull)
+      break;
+  const std::string original = "a key longer than a short string's inline buffer";
+  std::string key = original;
+  EXPECT_EQ(cache.put(std::move(key), std::string(1'000, 'v')), PutOutcome::kRejectedFull);
+  EXPECT_EQ(key, original);  // NOLINT(bugprone-use-after-move): not moved from, as promised
+  EXPECT_FALSE(cache.contains(original));
+}
+
 TEST(CacheByteBudget, EvictOneNamesTheVictimToTheHost) {
   LruStrings cache;
   cache.put("old", "1");

@@ -541,7 +541,8 @@ class SegmentedTable {
 
   // insert_absent at the free slot a miss of find_for_insert named, when nothing has been
   // inserted or erased since (an erase may shrink the segment). Without one (a Ref{}), or when
-  // the segment must grow first, insert_absent itself.
+  // the segment must grow first, target_after_growth finds the slot, growing as insert_absent
+  // does. on_move is copied into that call: a closure keeps what it records behind references.
   template <class Q, class VArg, class OnMove>
   CC_ALWAYS_INLINE Ref insert_at(const Ref& miss, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline, OnMove&& on_move) {
@@ -1486,6 +1487,8 @@ class SegmentedTable {
   template <class OnMove>
   [[gnu::noinline]] InsertTarget target_after_growth(SegmentType* seg, std::uint32_t index,
                                                      std::uint64_t h, OnMove on_move) {
+    static_assert(std::is_trivially_copyable_v<OnMove> && sizeof(OnMove) <= 2 * sizeof(void*),
+                  "on_move is passed by value: a closure of a pointer or two (references)");
     if (seg != nullptr) {
       const InsertTarget target = target_at(seg, index);
       if (!target.grows) return target;  // a tombstone: claimed without growth
