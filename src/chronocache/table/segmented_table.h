@@ -1482,7 +1482,7 @@ class SegmentedTable {
 
   // insert_at's target when the free slot its miss named (at `index` of `seg`, or none) is not
   // one to fill now: the segment grows first, out of line. It takes no key or value, and
-  // on_move by value (a closure of one pointer), so nothing of the caller's has to sit in memory
+  // on_move by value (a closure of references), so nothing of the caller's has to sit in memory
   // for it: the stores that did so ran on every new key (callgrind, putReserved 108.7 -> 103.7).
   template <class OnMove>
   [[gnu::noinline]] InsertTarget target_after_growth(SegmentType* seg, std::uint32_t index,
