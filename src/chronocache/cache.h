@@ -833,9 +833,7 @@ class Cache {
     cycle_min_stored_ = std::min(cycle_min_stored_, min_live);
     // Far deadlines lie beyond the window of the current epoch (rebase keeps it so); bounding by
     // the window's end whenever any exist is looser than per entry, and as safe.
-    if (!far_.empty())
-      cycle_min_stored_ =
-          std::min(cycle_min_stored_, static_cast<detail::StoredDeadline>(detail::kWindow.count()));
+    if (!far_.empty()) cycle_min_stored_ = std::min(cycle_min_stored_, detail::kWindowEndStored);
     if (progress.wrapped) {
       next_expiry_lower_bound_ = cycle_min_stored_ == detail::kNoDeadlineInWindow
                                      ? kNoExpiry
@@ -1013,7 +1011,7 @@ class Cache {
       if (deadline == kNoExpiry) return;
       remember_far_deadline(ref, deadline);
       // The window's end bounds a far deadline from below, as reclaim_expired_at bounds them all.
-      return lower_expiry_bounds(static_cast<detail::StoredDeadline>(detail::kWindow.count()));
+      return lower_expiry_bounds(detail::kWindowEndStored);
     }
     set_deadline(ref, detail::WindowDeadline{stored});
   }

@@ -32,6 +32,9 @@ inline constexpr StoredDeadline kNoDeadlineInWindow = std::numeric_limits<std::u
 inline constexpr Duration kRebaseAfter{std::int64_t{1} << 31};
 // The furthest deadline a stored value can express.
 inline constexpr Duration kWindow{std::int64_t{kNoDeadlineInWindow} - 1};
+// kWindow's end in stored form: the lowest stored value a far deadline can have, which bounds
+// every far deadline from below.
+inline constexpr StoredDeadline kWindowEndStored = kNoDeadlineInWindow - 1;
 // The longest TTL a put may store as `relative_now + ttl` (WindowDeadline): with relative_now
 // below kRebaseAfter, the sum stays at or below kWindow, so it never reads as the mark.
 inline constexpr std::int64_t kMaxWindowTtlMs = kRebaseAfter.count() - 1;

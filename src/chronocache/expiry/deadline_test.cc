@@ -24,6 +24,7 @@ static_assert(ttl_to_ms(-1ns) == -1);
 static_assert(kWindow.count() == kTwoTo32 - 2,
               "the largest stored value below the no-deadline mark");
 static_assert(kRebaseAfter.count() == kTwoTo31);
+static_assert(kWindowEndStored == kWindow.count(), "the window's end, stored as itself");
 
 TEST(TtlToMs, ZeroStaysZeroInEveryUnit) {
   EXPECT_EQ(ttl_to_ms(0ns), 0);
