@@ -194,9 +194,9 @@ class Cache {
 
   // Rebuilds at their fitted size up to `max_rebuilds` segments that erases left loose (under 7/10
   // full: SegmentedTable::is_loose). Erase shrinks a segment once it is half empty, and a mass
-  // delete often goes on past that, leaving segments between 1/2 and 0.78 full; this gives their
+  // delete often goes on past that, leaving segments between 1/2 and 0.775 full; this gives their
   // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that
-  // keeps each call short (a full segment moves 3 840 entries: tens of microseconds for integer
+  // keeps each call short (a full segment moves 3 968 entries: tens of microseconds for integer
   // keys, a few hundred when each key is rehashed from a record elsewhere). Returns the
   // segments rebuilt. While entries may be due, it leaves alone the segments the expiry sweep has
   // passed or is in, as erase does (shrink_sparse_segments says why).

@@ -471,12 +471,17 @@ TEST(CacheShrink, ErasingMostKeysHalvesTheSparseSegments) {
 }
 
 // Erase shrinks a segment once it is half empty, while a mass delete is still under way; the
-// segments end between 1/2 and 0.86 full, and shrink_loose_segments refits those below 0.7, a
-// bounded few per call, until the table is as full as the refitted size makes it.
+// segments end between 1/2 and 0.775 full, and shrink_loose_segments refits those below 0.7, a
+// bounded few per call, until the table is as full as the refitted size makes it. Three keys in
+// five go: the segments, refitted at half full, end at 0.58.
 TEST(CacheShrink, SegmentsAMassDeleteLeftLooseAreRefitAFewPerCall) {
   IntCache cache;
+  const auto kept = [](int i) { return i % 5 < 2; };
   for (int i = 0; i < 200'000; ++i) cache.put(i, i);
-  for (int i = 1; i < 200'000; i += 2) ASSERT_TRUE(cache.erase(i));
+  for (int i = 0; i < 200'000; ++i)
+    if (!kept(i)) {
+      ASSERT_TRUE(cache.erase(i));
+    }
   const std::size_t loose_capacity = cache.slot_capacity();
   ASSERT_LT(static_cast<double>(cache.size()) / static_cast<double>(loose_capacity), 0.75);
   std::size_t rebuilt = 0;
@@ -487,7 +492,7 @@ TEST(CacheShrink, SegmentsAMassDeleteLeftLooseAreRefitAFewPerCall) {
   EXPECT_GT(rebuilt, 4u);
   EXPECT_LT(cache.slot_capacity(), loose_capacity);
   EXPECT_GE(static_cast<double>(cache.size()) / static_cast<double>(cache.slot_capacity()), 0.75);
-  for (int i = 0; i < 200'000; ++i) ASSERT_EQ(cache.get(i).has_value(), i % 2 == 0) << i;
+  for (int i = 0; i < 200'000; ++i) ASSERT_EQ(cache.get(i).has_value(), kept(i)) << i;
 }
 
 // While entries may be due, a sweep cycle is running: refitting a segment it has passed would

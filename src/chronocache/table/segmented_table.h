@@ -17,8 +17,9 @@
 // body holds 16 quotients │ 16 slots { value, deadline, meta }, and the key
 // is whatever its quotient, its tag and its segment's hash prefix give back (key_of). Such a
 // table starts at the depth the prefix needs (512 segments), and is sized for memory: segments
-// of up to 1024 groups grow by a tenth (a page is then at most 1/44 of a segment, and the load
-// stays above ~0.84 where a fifth let it fall to 0.78), at 10 moves an insert instead of 5.
+// of up to 1024 groups grow by a tenth at 15/16 full (a page is then at most 1/44 of a segment,
+// and the load stays above ~0.84 where a fifth let it fall to 0.78), at 10 moves an insert
+// instead of 4.
 //
 // Lookup: hash once; the top bits pick the segment, bits 0..31 (as a fraction of G) the home
 // group, bits 0..7 the tag (0..6 for quotient keys). A probe compares the tag against the group's
@@ -27,15 +28,17 @@
 // probe that matches no tag (a miss, a new key) reads the control bytes alone, and those of a large
 // table fit the last-level cache (1/13 of its bytes for int -> int).
 //
-// Growth, per segment, when an insert needs an empty slot and the segment is 15/16 full:
-//   * many tombstones (size <= 25/32 of capacity): a clean rebuild at its fitted size;
-//   * smaller than kMaxGroups: rebuild with a fifth more groups (small tables start with one);
+// Growth, per segment, when an insert needs an empty slot and the segment is at its load limit
+// (31/32 full; 15/16 for quotient keys):
+//   * many tombstones (no more entries than its fitted size holds): a clean rebuild at that size;
+//   * smaller than kMaxGroups: rebuild with a quarter more groups (small tables start with one);
 //   * otherwise split: its entries go to two fresh segments by the next hash bit, each fitted to
 //     its share, and the directory doubles if the segment's local depth had reached the
 //     directory's.
-// A fitted segment is 0.78 full, so the load stays between 0.78 and 0.94 and averages 0.86 over
-// a growing fill (doubling at 7/8 left it between 0.44 and 0.875); 0.85 to 0.94 for quotient
-// keys, which grow by a tenth. Peak memory during growth is the table plus two segments
+// A fitted segment is 0.775 full, so the load stays between 0.775 and 0.97 and averages 0.87
+// over a growing fill (doubling at 7/8 left it between 0.44 and 0.875); 0.85 to 0.94 for
+// quotient keys, which grow by a tenth (Sizing, below). Peak memory during growth is the table plus
+// two segments
 // (~105 KiB for int -> int; ~350 KiB with quotient keys' larger segments), not two tables.
 // Each rebuild and split moves entries; the caller's on_move(slot, new_id) hears of every move
 // so eviction policies can follow their entries.
@@ -53,7 +56,8 @@
 // A segment left below half full is rebuilt at its fitted size when its owner asks (shrink), and
 // one left loose by a mass delete 0.86 full.
 //
-// Invariants: every segment keeps at least capacity/16 empty slots (so every probe terminates);
+// Invariants: every segment keeps at least one slot empty, capacity/32 of them (capacity/16 with
+// quotient keys), so every probe terminates;
 // segments_[i]->index == i; the directory range of a segment with local depth L is the
 // 2^(depth-L) consecutive entries that share its L-bit prefix.
 //
@@ -209,7 +213,7 @@ struct Segment {
   std::uint16_t group_total;  // any count from 1 (the home group is a fraction of the hash)
   std::uint16_t prefix;       // its keys' top QuotientHash::kPrefixBits hash bits (quotient keys)
   std::uint32_t size;         // full slots
-  std::uint32_t growth_left;  // empty slots an insert may still claim before the 15/16 limit
+  std::uint32_t growth_left;  // empty slots an insert may still claim before the load limit
   std::uint16_t index;        // position in the table's segment list: SlotId's high half
   std::uint8_t local_depth;   // hash bits shared by every key in this segment
   std::uint8_t generation;    // bumped (mod 256) whenever entries move: a scan cursor's check
@@ -233,9 +237,6 @@ struct Segment {
   template <class Word>
   Word* column() noexcept {
     return reinterpret_cast<Word*>(bodies() + group_total);
-  }
-  static std::uint32_t max_growth(std::uint32_t capacity) noexcept {
-    return capacity - capacity / 16;
   }
 };
 
@@ -287,6 +288,11 @@ class SegmentedTable {
   static constexpr std::uint32_t kMaxOversizeGroups = (1u << kSlotIdSlotBits) / kGroupWidth;
   static_assert(kMaxGroups * kGroupWidth <= (1u << kSlotIdSlotBits), "slot index must fit SlotId");
   static constexpr std::uint32_t kNoFreeSlot = ~std::uint32_t{0};  // no slot index is this
+  // The entries a segment of `capacity` slots holds at its load limit (Sizing, below), which
+  // keeps at least one slot empty so that every probe ends.
+  static constexpr std::uint32_t max_growth(std::uint32_t capacity) noexcept {
+    return capacity - std::max(1u, capacity / kSpareDivisor);
+  }
   static_assert(SegmentType::kHeaderBytes >= sizeof(SegmentType) &&
                     SegmentType::kHeaderBytes % alignof(typename SegmentType::BodyT) == 0 &&
                     alignof(typename SegmentType::BodyT) == kGroupWidth,
@@ -570,7 +576,7 @@ class SegmentedTable {
   bool prefix_skewed() const noexcept { return prefix_skewed_; }
 
   // Bytes memory_bytes() would gain if a key of hash `h` were inserted now: 0 while its segment
-  // has room, else what the growth step adds (a fifth more groups, or a split's second segment
+  // has room, else what the growth step adds (a quarter more groups, or a split's second segment
   // and perhaps a doubled directory). An upper bound: the insert may find a tombstone and not grow.
   std::size_t growth_bytes_if_inserted(std::uint64_t h) const noexcept {
     const SegmentType* seg = segment_for(h);
@@ -763,9 +769,9 @@ class SegmentedTable {
 
   // ---- Shrinking -----------------------------------------------------------------------------
   // A segment is sparse below half full (and more than one group). Rebuilt at its fitted size it
-  // is 0.78 full, so it grows again after its entries gain a fifth and shrinks again after they
-  // lose a third more: each rebuild is paid for by that many inserts or erases. A table that
-  // loses half its keys at random (from 0.78-0.94 to 0.39-0.47) gives back half its slots.
+  // is 0.775 full, so it grows again after its entries gain a quarter and shrinks again after
+  // they lose a third more: each rebuild is paid for by that many inserts or erases. A table
+  // that loses half its keys at random (from 0.775-0.97 to 0.39-0.48) gives back half its slots.
   // Erase never shrinks by itself (erase_at keeps other Refs valid); the owner asks, at moments
   // when it holds no Ref.
   bool is_sparse(std::size_t index) const noexcept {
@@ -774,7 +780,7 @@ class SegmentedTable {
   }
   // Loose: below 7/10 full and fitting in fewer groups. A segment shrunk while its keys were
   // still leaving (a mass delete crosses half full with a tenth or more of its keys still to go)
-  // ends between 1/2 and 0.78 full, above the sparse mark: the owner refits loose segments at
+  // ends between 1/2 and 0.775 full, above the sparse mark: the owner refits loose segments at
   // moments it chooses (Cache::shrink_loose_segments), once the keys have settled, to 0.86
   // (refit_groups).
   bool is_loose(std::size_t index) const noexcept {
@@ -804,13 +810,12 @@ class SegmentedTable {
   void reserve(std::size_t entries, OnMove&& on_move) {
     // Segments share the entries binomially: a sixteenth more than the average share keeps all
     // but a few segments of a large table from growing.
-    const std::size_t max_fill = SegmentType::max_growth(kMaxGroups * kGroupWidth);
+    const std::size_t max_fill = max_growth(kMaxGroups * kGroupWidth);
     unsigned depth = 0;
     while (entries + entries / 16 > (max_fill << depth) && depth < 16) ++depth;
     const std::size_t share = (entries >> depth) + (entries >> depth) / 16;
     const auto groups = static_cast<std::uint32_t>(std::clamp<std::size_t>(
-        (share + SegmentType::max_growth(kGroupWidth) - 1) / SegmentType::max_growth(kGroupWidth),
-        1, kMaxGroups));
+        (share + max_growth(kGroupWidth) - 1) / max_growth(kGroupWidth), 1, kMaxGroups));
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       while (segments_[i]->local_depth < depth)
         split(segments_[i], any_hash_of(segments_[i]), on_move);
@@ -958,33 +963,48 @@ class SegmentedTable {
   }
 
   // ---- Sizing ----------------------------------------------------------------------------------
-  // A segment grows by a fifth of its groups (at least one) when it reaches 15/16 full, and a
-  // rebuilt or split-off segment is fitted to 15/16 / 1.2 = 0.78 full. Over a growing fill the
-  // load then averages L (1 - 1/g) / ln g = 0.9375 * (1/6) / ln 1.2 = 0.86 (doubling at 7/8
-  // averaged 0.63), at the price of 1 / (g - 1) = 5 moves per insert instead of about one.
-  // A table of quotient keys, chosen for memory, grows by a tenth: fitted to 0.85, it never falls
-  // below that after a growth step (10 M int -> int in 122 MiB where a fifth's 0.78 right after a
-  // round of growth would need 134), at 10 moves an insert.
+  // A segment grows by a quarter of its groups (at least one) when it reaches its load limit L =
+  // 31/32, and a rebuilt or split-off segment is fitted to L / 1.25 = 0.775 full. Over a growing
+  // fill the load then averages L (1 - 1/g) / ln g = 0.969 * (1/5) / ln 1.25 = 0.87 (doubling at
+  // 7/8 averaged 0.63), at the price of 1 / (g - 1) = 4 moves per insert instead of about one.
+  // The moves are what a fill pays for density, so the limit is high and the step large:
+  // 15/16 and a fifth (0.86, 5 moves) filled 12.8 M keys 10 % slower, in more memory; the price
+  // is longer probes for absent keys near the limit (a miss reads control bytes until a group
+  // with an empty slot: ~4 groups on average over a segment's life, against ~3), which
+  // bm_GetMiss_10M pays (docs/design/engine.md, "Growth").
+  // A table of quotient keys, chosen for memory, grows by a tenth at 15/16: fitted to 0.85, it
+  // never falls below that after a growth step (10 M int -> int in 122 MiB where a fifth's 0.78
+  // right after a round of growth would need 134), at 10 moves an insert. Its limit stays at
+  // 15/16: at 31/32 its 10 M fill took 1.62 s against 1.33, in no less memory.
+  static constexpr std::uint32_t kSpareDivisor = kQuotientKeys ? 16 : 32;  // L = 1 - 1 / this
+  static constexpr std::uint32_t kGrowthDivisor = kQuotientKeys ? 10 : 4;  // g = 1 + 1 / this
   static std::uint32_t grown_groups(std::uint32_t groups) noexcept {
     return std::min(kMaxGroups, groups + std::max(1u, groups / kGrowthDivisor));
   }
-  static constexpr std::uint32_t kGrowthDivisor = kQuotientKeys ? 10 : 5;
+  // The fewest groups that hold `entries` at L / g: ceil(entries * g / (16 L)).
   static std::uint32_t fitted_groups(std::size_t entries) noexcept {
-    constexpr std::size_t kPer = 15 * kGrowthDivisor;  // 16 slots at 15/16, times kGrowthDivisor
-    return static_cast<std::uint32_t>(
-        std::max<std::size_t>(1, (entries * (kGrowthDivisor + 1) + kPer - 1) / kPer));
+    constexpr std::size_t kDivisor =
+        std::size_t{kGrowthDivisor} * kGroupWidth * (kSpareDivisor - 1);
+    return static_cast<std::uint32_t>(std::max<std::size_t>(
+        1, (entries * (kGrowthDivisor + 1) * kSpareDivisor + kDivisor - 1) / kDivisor));
   }
-  // A loose segment (its keys settled after a mass delete) is refitted to 0.86 full, the average
-  // load of a table that grows, so a table that lost keys holds them in about the memory it would
-  // take to load them afresh (at 0.78, 1 M survivors of 2 M took 16.0 MiB of table, 14.0 loaded
-  // alone, where the fresh table happened to stand at 0.885). It grows again after a tenth more.
+  // The fewest groups that hold `entries` under the load limit with a claim to spare.
+  static std::size_t groups_under_limit(std::size_t entries) noexcept {
+    return entries * kSpareDivisor / (std::size_t{kGroupWidth} * (kSpareDivisor - 1)) + 1;
+  }
+  // A loose segment (its keys settled after a mass delete) is refitted to 0.86 full, about the
+  // average load of a table that grows, so a table that lost keys holds them in about the memory
+  // it would take to load them afresh (at 0.78, 1 M survivors of 2 M took 16.0 MiB of table,
+  // 14.0 loaded alone, where the fresh table happened to stand at 0.885). It grows again after
+  // an eighth more (a tenth for quotient keys).
   static std::uint32_t refit_groups(std::size_t entries) noexcept {
     return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 100 + 1375) / 1376));
   }
   // Full and deleted slots have reached the load limit with few enough full ones that a clean
-  // rebuild at the fitted size, no larger, leaves room for a fifth more.
+  // rebuild at the fitted size is no larger (at most 0.775 full; 0.85 for quotient keys), and
+  // leaves room for a growth step's worth more.
   static bool is_mostly_tombstones(const SegmentType* seg) noexcept {
-    return std::size_t{seg->size} * 32 <= std::size_t{seg->capacity()} * 25;
+    return fitted_groups(seg->size) <= seg->group_count();
   }
 
   std::size_t column_word_bytes() const noexcept { return meta_column() ? sizeof(MetaWord) : 0; }
@@ -1005,7 +1025,7 @@ class SegmentedTable {
 
   SegmentType* segment_for(std::uint64_t h) const noexcept { return entry_for(h).segment(); }
   // The directory entry of hash `h`. A table of one segment (every table until its first split,
-  // up to 3 840 entries for int -> int) keeps that segment's entry beside the directory, so a
+  // up to 3 968 entries for int -> int) keeps that segment's entry beside the directory, so a
   // probe's first address does not wait for a load indexed by the hash. Returned by value, so
   // that GCC branches on it: a selected address would put the load back on the chain.
   CC_ALWAYS_INLINE DirectoryEntry entry_for(std::uint64_t h) const noexcept {
@@ -1076,7 +1096,7 @@ class SegmentedTable {
   }
 
   // The hash's low 32 bits as a fraction of the group count (Lemire's multiply-shift range
-  // reduction): any count works, so a segment grows by a fifth, not by doubling. The fraction's
+  // reduction): any count works, so a segment grows by a quarter, not by doubling. The fraction's
   // top bits pick the group; its low 8 bits, the tag, move it by less than a group's width
   // (kMaxOversizeGroups << 8 < 2^32), and the directory takes at most the top 20 bits of 64.
   // Returned as 64 bits, which the probe's address arithmetic takes without widening it first:
@@ -1131,15 +1151,15 @@ class SegmentedTable {
   }
   // The groups that fill the whole pages nearest to `groups`' bytes, for a pooled size. Nearest,
   // not the next page up: rounding every growth step and every fitted segment up would make the
-  // table grow by more than a fifth a step, and lower its average load (0.83 instead of 0.86 over
-  // a fill to 300 k int -> int entries, measured in bytes). Never below 9/10 of `groups` (a
-  // segment fitted to a load of 0.78 then stands at 0.87; 19/20 for quotient keys, fitted to
-  // 0.85, which then stand at 0.9), nor below what leaves `entries` (what the segment will hold)
-  // a claim under the 15/16 limit: a loose segment is refitted to 0.86, and 9/10 of that would
-  // have been 0.96, past the limit, with no empty slot left to end a probe (a server under
-  // maxmemory hung so). Nor for a full-size segment: that one takes the rest of its
-  // last page (275 groups for int -> int, where the 14th page would hold 4 KiB of nothing) and
-  // splits at its next growth, as one of kMaxGroups does.
+  // table grow by more than a step each time, and lower its average load (0.83 instead of 0.86
+  // over a fill to 300 k int -> int entries with a fifth's step, measured in bytes). Never below
+  // half a step less than `groups` (7/8: a segment fitted to a load of 0.775 then stands at 0.89;
+  // 19/20 for quotient keys, fitted to 0.85, which then stand at 0.9), nor below what leaves
+  // `entries` (what the segment will hold) a claim under the load limit: a loose segment is
+  // refitted to 0.86, and 7/8 of that would be past the limit, with no empty slot left to end a
+  // probe (a server under maxmemory hung so, at 15/16 and 9/10). Nor for a full-size segment: that
+  // one takes the rest of its last page (275 groups for int -> int, where the 14th page would hold
+  // 4 KiB of nothing) and splits at its next growth, as one of kMaxGroups does.
   std::uint32_t fit_to_pages(std::uint32_t groups, std::size_t entries) const noexcept {
     const std::size_t bytes = bytes_for(groups);
     if (!pooled_size(bytes) || groups > kMaxGroups) return groups;
@@ -1150,7 +1170,7 @@ class SegmentedTable {
     };
     const std::uint32_t nearest = in_pages(std::max<std::size_t>(1, (bytes + kPage / 2) / kPage));
     const std::size_t fewest =
-        std::max<std::size_t>(groups - groups / (2 * kGrowthDivisor), entries / 15 + 1);
+        std::max<std::size_t>(groups - groups / (2 * kGrowthDivisor), groups_under_limit(entries));
     if (groups < kMaxGroups && nearest >= fewest) return nearest;
     return in_pages(ReservationPool::pages_for(bytes));
   }
@@ -1186,7 +1206,7 @@ class SegmentedTable {
     auto* seg = ::new (memory) SegmentType{static_cast<std::uint16_t>(groups),
                                            prefix,
                                            0,
-                                           SegmentType::max_growth(groups * kGroupWidth),
+                                           max_growth(groups * kGroupWidth),
                                            static_cast<std::uint16_t>(index),
                                            local_depth,
                                            generation};
@@ -1572,7 +1592,7 @@ class SegmentedTable {
     const std::uint64_t split_bit = std::uint64_t{1} << (63 - seg->local_depth);
     const std::size_t index = seg->index;
     segments_.reserve(segments_.size() + 1);  // no allocation may fail after entries moved
-    // Each half is fitted to the entries it receives, so a split grows the table by a fifth,
+    // Each half is fitted to the entries it receives, so a split grows the table by a quarter,
     // as any other growth step does, however unevenly the hash divides the keys.
     std::size_t high_entries = 0;
     visit_full_prefetching(seg, [&](SlotType&, const GroupType& group, std::size_t lane) {
