@@ -3,10 +3,12 @@
 
 A model, not a measurement of the table: keys with uniform home groups are inserted into G groups
 of 16 slots with linear probing between groups (SegmentedTable's rule: a probe moves on only past
-a group with no empty slot). Over a segment's life its load runs from L / g (fitted) to L, so the
-cost of a miss is the mean number of groups it reads over that range. The second column lets a
-probe also stop at a full group whose overflow bit for the key's class (one of 8, as in boost's
-groups) was never set, to show what such a filter would save at each limit.
+a group with no empty slot). Over a segment's life its load runs from L / g (fitted) to L, evenly
+in time (its inserts), so the cost of a miss is the mean number of groups it reads over that range
+of loads. The overflow-bits column lets a probe also stop at a full group whose overflow bit for
+the key's class (one of 8, as in boost's groups) was never set, to show what such a filter would
+save at each limit. Segments are modelled larger than the table's (275 groups at most), to keep
+the wrap-around of the last group out of the figures.
 
     python3 bench/engine/probe_length_model.py            # under a second
     python3 bench/engine/probe_length_model.py --groups 1024 --seed 7
@@ -69,7 +71,11 @@ def main():
         ("15/16, a quarter", 15 / 16, 1.25),
     ]
     highest = max(limit for _, limit, _ in configs)
-    checkpoints = [0.70 + 0.005 * i for i in range(int((highest - 0.70) / 0.005) + 1)]
+    # A fine grid, and each limit and fitted load exactly, so that the ends are measured.
+    checkpoints = [0.70 + 0.0025 * i for i in range(int((highest - 0.70) / 0.0025) + 1)]
+    checkpoints += [limit for _, limit, _ in configs]
+    checkpoints += [limit / step for _, limit, step in configs]
+    checkpoints = sorted(set(checkpoints))
     curve = miss_lengths(args.groups, highest, checkpoints, rng, args.samples)
 
     print(f"# probe_length_model groups={args.groups} samples={args.samples} seed={args.seed}")
@@ -80,7 +86,7 @@ def main():
         points = [v for load, v in curve.items() if limit / step <= load <= limit]
         plain = sum(p for p, _ in points) / len(points)
         filtered = sum(f for _, f in points) / len(points)
-        at_limit = curve[max(load for load in curve if load <= limit)][0]
+        at_limit = curve[limit][0]
         average_load = limit * (1 - 1 / step) / math.log(step)
         print(f"| {name} | {average_load:.3f} | {1 / (step - 1):.2f} | {plain:.2f} "
               f"| {filtered:.2f} | {at_limit:.1f} |")

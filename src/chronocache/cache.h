@@ -192,12 +192,12 @@ class Cache {
   // so a cache without due entries costs no sweeping at all. O(1).
   bool may_hold_expired(TimePoint now) const noexcept { return now >= next_expiry_lower_bound_; }
 
-  // Rebuilds at their fitted size up to `max_rebuilds` segments that erases left loose (under 7/10
+  // Rebuilds at their fitted size up to `max_rebuilds` segments that erases left loose (under 3/4
   // full: SegmentedTable::is_loose). Erase shrinks a segment once it is half empty, and a mass
   // delete often goes on past that, leaving segments between 1/2 and 0.775 full; this gives their
   // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that
-  // keeps each call short (a full segment moves 3 968 entries: tens of microseconds for integer
-  // keys, a few hundred when each key is rehashed from a record elsewhere). Returns the
+  // keeps each call short (a loose segment moves at most ~3 300 entries: tens of microseconds for
+  // integer keys, a few hundred when each key is rehashed from a record elsewhere). Returns the
   // segments rebuilt. While entries may be due, it leaves alone the segments the expiry sweep has
   // passed or is in, as erase does (shrink_sparse_segments says why).
   std::size_t shrink_loose_segments(std::size_t max_rebuilds) {

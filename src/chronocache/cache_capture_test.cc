@@ -79,7 +79,8 @@ TEST(CacheCapture, WithoutWritesTheStepsHandOverEveryLiveEntryOnce) {
 TEST(CacheCapture, EveryKindOfWriteDuringACaptureLeavesThePointInTimeContents) {
   StringCache cache;
   std::mt19937_64 rng(7);
-  // 56 000 keys: 16 segments just below their 7/8 load limit, so new keys split them.
+  // 56 000 keys: 16 segments of 3 500 keys, of the ~4 260 a full one holds, so new keys split
+  // them.
   constexpr std::size_t kKeys = 56'000;
   for (std::size_t i = 0; i < kKeys; ++i)
     cache.put(key_of(i), numbered("old", i), std::chrono::milliseconds(10'000 + i));

@@ -31,7 +31,7 @@ extern "C" void on_stop_signal(int signal) { g_stop_signal = signal; }
 // ticks took 0.5 ms or more; with one budget, 2 %.
 constexpr auto kBackgroundSliceBudget = std::chrono::microseconds(250);
 // A refitting tick refits at least this many loose segments however the budget went (one holds
-// up to 3 840 keys, each rehashed from its record), so memory that a mass delete freed keeps
+// up to ~3 300 keys, each rehashed from its record), so memory that a mass delete freed keeps
 // coming back even while expiry takes the budget.
 constexpr std::size_t kLooseSegmentsAtLeast = 1;
 // The shortest tick while expiry has work: a 1 ms epoll timeout.

@@ -56,7 +56,7 @@
 // A segment left below half full is rebuilt at its fitted size when its owner asks (shrink), and
 // one left loose by a mass delete 0.86 full.
 //
-// Invariants: every segment keeps at least one slot empty, capacity/32 of them (capacity/16 with
+// Invariants: every segment keeps floor(capacity/32) slots empty, at least one (capacity/16 with
 // quotient keys), so every probe terminates;
 // segments_[i]->index == i; the directory range of a segment with local depth L is the
 // 2^(depth-L) consecutive entries that share its L-bit prefix.
@@ -778,14 +778,16 @@ class SegmentedTable {
     const SegmentType* seg = segments_[index];
     return seg->group_count() > 1 && std::size_t{seg->size} * 2 < std::size_t{seg->capacity()};
   }
-  // Loose: below 7/10 full and fitting in fewer groups. A segment shrunk while its keys were
+  // Loose: below 3/4 full and fitting in fewer groups. A segment shrunk while its keys were
   // still leaving (a mass delete crosses half full with a tenth or more of its keys still to go)
   // ends between 1/2 and 0.775 full, above the sparse mark: the owner refits loose segments at
   // moments it chooses (Cache::shrink_loose_segments), once the keys have settled, to 0.86
-  // (refit_groups).
+  // (refit_groups). The mark was 7/10 while segments were fitted to 0.78: at 0.775, a table
+  // that lost half its keys ended at 0.71 in many growth phases and kept that (200 k keys,
+  // cache_test).
   bool is_loose(std::size_t index) const noexcept {
     const SegmentType* seg = segments_[index];
-    return std::size_t{seg->size} * 10 < std::size_t{seg->capacity()} * 7 &&
+    return std::size_t{seg->size} * 4 < std::size_t{seg->capacity()} * 3 &&
            fit_to_pages(refit_groups(seg->size), seg->size) < seg->group_count();
   }
   // Slots of segment `index`, full or not.
@@ -834,7 +836,7 @@ class SegmentedTable {
   // ---- Point-in-time capture (chronocache/capture.h): which chunks are still pending ---------
   // A capture hands a segment over in chunks of one group (16 slots; a 256th of an oversized
   // segment), so a write waits for at most 16 entries to be handed over, not a whole segment's
-  // ~3600: a pipelined batch of writes meeting a pending unit per write stalled the server for
+  // ~4 000: a pipelined batch of writes meeting a pending unit per write stalled the server for
   // milliseconds with whole segments (docs/design/server.md has the measurements). A chunk's bounds
   // depend only on its segment's size, which changes only by growth, and growth needs every chunk
   // of the segment handed over first.
@@ -970,8 +972,9 @@ class SegmentedTable {
   // The moves are what a fill pays for density, so the limit is high and the step large:
   // 15/16 and a fifth (0.86, 5 moves) filled 12.8 M keys 10 % slower, in more memory; the price
   // is longer probes for absent keys near the limit (a miss reads control bytes until a group
-  // with an empty slot: ~4 groups on average over a segment's life, against ~3), which
-  // bm_GetMiss_10M pays (docs/design/engine.md, "Growth").
+  // with an empty slot: ~4.6 groups on average over a segment's life, against ~2.7, by
+  // bench/engine/probe_length_model.py; measured, misses cost the same on average, but more at
+  // some sizes: docs/design/engine.md, "Why a quarter at 31/32").
   // A table of quotient keys, chosen for memory, grows by a tenth at 15/16: fitted to 0.85, it
   // never falls below that after a growth step (10 M int -> int in 122 MiB where a fifth's 0.78
   // right after a round of growth would need 134), at 10 moves an insert. Its limit stays at
@@ -1001,8 +1004,9 @@ class SegmentedTable {
     return static_cast<std::uint32_t>(std::max<std::size_t>(1, (entries * 100 + 1375) / 1376));
   }
   // Full and deleted slots have reached the load limit with few enough full ones that a clean
-  // rebuild at the fitted size is no larger (at most 0.775 full; 0.85 for quotient keys), and
-  // leaves room for a growth step's worth more.
+  // rebuild at the fitted size is no larger (0.775 full before page rounding; 0.85 for quotient
+  // keys, whose same-size rebuild then leaves room for about a tenth more, as their growth
+  // step would).
   static bool is_mostly_tombstones(const SegmentType* seg) noexcept {
     return fitted_groups(seg->size) <= seg->group_count();
   }
@@ -1025,7 +1029,7 @@ class SegmentedTable {
 
   SegmentType* segment_for(std::uint64_t h) const noexcept { return entry_for(h).segment(); }
   // The directory entry of hash `h`. A table of one segment (every table until its first split,
-  // up to 3 968 entries for int -> int) keeps that segment's entry beside the directory, so a
+  // up to 4 263 entries for int -> int) keeps that segment's entry beside the directory, so a
   // probe's first address does not wait for a load indexed by the hash. Returned by value, so
   // that GCC branches on it: a selected address would put the load back on the chain.
   CC_ALWAYS_INLINE DirectoryEntry entry_for(std::uint64_t h) const noexcept {

@@ -319,7 +319,7 @@ TEST(SegmentedTable, GrowsFromOneGroupThroughSplitsKeepingEveryKeyFindable) {
     }
   }
   EXPECT_EQ(table.size(), 100'000u);
-  EXPECT_GE(table.segment_count(), 27u);  // 100k / 3840 per full segment
+  EXPECT_GE(table.segment_count(), 27u);  // 100k in segments of at most ~4 260, most less full
   EXPECT_GE(table.depth(), std::max(initial_depth, 5u));
   EXPECT_FALSE(table.find(100'000, table.hash(100'000)));
 }
@@ -376,7 +376,7 @@ void expect_on_move_reports_every_relocation(Table& table) {
     table.meta(ref).of_key = key;
     where[key] = ref.id();
   };
-  // Growth inside one segment: rebuilds a fifth larger each time, from 1 group to 256.
+  // Growth inside one segment: rebuilds a quarter larger each time, from 1 group to 256.
   while (table.size() < 3000) add();
   expect_ids_current();
   const std::size_t growth_moves = moves;
@@ -804,7 +804,7 @@ TEST(SegmentedTable, ReserveMakesRoomSoInsertsDoNotGrowTheTable) {
 }
 
 // All keys share one hash except the low bits: one home group, one segment, long probe chains.
-// Fine for what fits in one segment (3584 entries at most; a split could not divide them).
+// Fine for what fits in one segment (about 4 000 entries at most; a split could not divide them).
 struct LowBitsOnlyHash {
   std::uint64_t operator()(int key) const noexcept {
     return static_cast<std::uint64_t>(key) & 0x7F;
@@ -842,9 +842,10 @@ TEST(SegmentedTable, APathologicalHashStillWorksForAModestNumberOfKeys) {
 // Keys that share every directory bit (a broken or attacked hash) cannot be split apart: once
 // their segment is at full depth it grows in place, by doubling, up to the slots a SlotId can
 // name and no further, even from a group count whose double would pass that (a split fits its
-// halves to their entries, so a segment can reach full depth at any count: here 320 groups,
-// doubled to 2 560, whose double would be 5 120). has_room_for turns false only there, and the
-// next insert stops the process with a message rather than hand out slot indexes that alias.
+// halves to their entries, so a segment can reach full depth at any count: here one above 256,
+// doubled past 2 048, whose double would pass the 4 096 groups a SlotId names). has_room_for turns
+// false only there, and the next insert stops the process with a message rather than hand out slot
+// indexes that alias.
 TEST(SegmentedTable, ASegmentAtFullDepthGrowsToWhatASlotIdNamesAndNoFurther) {
   AimedTable table;
   constexpr std::uint64_t kPrefix = 0xABCDE;
@@ -858,7 +859,7 @@ TEST(SegmentedTable, ASegmentAtFullDepthGrowsToWhatASlotIdNamesAndNoFurther) {
   };
   // Down to full depth without a quarter more keys at each level: fill the prefix's segment until
   // it splits (its keys all go to one side), then erase all but one and shrink it, so that the
-  // next split comes after a fill of ~3 968 keys again. The last split's keys stay.
+  // next split comes after a fill of ~4 000 keys again. The last split's keys stay.
   while (table.depth() < kBits) {
     const std::size_t segments = table.segment_count();
     const std::size_t first = live.size();
