@@ -784,6 +784,29 @@ TEST(SegmentedTable, ARefittedSegmentStaysUnderTheLoadLimit) {
   expect_refits_under_the_load_limit<IntTable>([](int i) { return i; });
 }
 
+// The one refit of an int -> int segment that nearest-page rounding would take past the 31/32
+// limit: 1 210 entries refitted to 88 groups (0.86), whose nearest whole pages (4) hold 78
+// groups, 1 248 slots, 1 209 claims. fit_to_pages must round up instead (the rebuild would
+// stop the process: a segment too small for its entries).
+TEST(SegmentedTable, ARefitThatPageRoundingWouldOverfillKeepsAClaimForEveryEntry) {
+  IntTable table;
+  int next = 0;
+  while (table.capacity() < 1'614) {  // 1 210 entries then stand between 1/2 and 3/4 full
+    table.insert_absent(next, next, table.hash(next), 1, kIgnoreMoves);
+    ++next;
+  }
+  ASSERT_EQ(table.segment_count(), 1u);
+  ASSERT_LT(table.capacity(), 2'420u);
+  for (int key = 1'210; key < next; ++key) table.erase_at(table.find(key, table.hash(key)));
+  ASSERT_EQ(table.size(), 1'210u);
+  ASSERT_FALSE(table.is_sparse(0));
+  ASSERT_TRUE(table.is_loose(0));
+  table.shrink(0, kIgnoreMoves);
+  EXPECT_GT(IntTable::max_growth(table.segment_capacity(0)), 1'210u);
+  for (int key = 0; key < 1'210; ++key) ASSERT_TRUE(table.find(key, table.hash(key))) << key;
+  EXPECT_FALSE(table.find(-1, table.hash(-1)));
+}
+
 TEST(SegmentedTable, ARefittedSegmentWithAMetaColumnStaysUnderTheLoadLimit) {
   expect_refits_under_the_load_limit<ColumnTable>([](int i) {
     std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9E37'79B9'7F4A'7C15u;  // the table's hash
