@@ -192,7 +192,7 @@ class Cache {
   // so a cache without due entries costs no sweeping at all. O(1).
   bool may_hold_expired(TimePoint now) const noexcept { return now >= next_expiry_lower_bound_; }
 
-  // Rebuilds at their fitted size up to `max_rebuilds` segments that erases left loose (under 3/4
+  // Refits (to 0.86 full) up to `max_rebuilds` segments that erases left loose (under 3/4
   // full: SegmentedTable::is_loose). Erase shrinks a segment once it is half empty, and a mass
   // delete often goes on past that, leaving segments between 1/2 and 0.775 full; this gives their
   // slots back. O(segments) plus the moves: a host calls it from a periodic tick with a bound that

@@ -30,11 +30,12 @@ inline constexpr StoredDeadline kNoDeadlineInWindow = std::numeric_limits<std::u
 // How far past the epoch `now` may go before a rebase: keeps relative_now below 2^31, so any
 // stored value in the window still compares correctly.
 inline constexpr Duration kRebaseAfter{std::int64_t{1} << 31};
-// The furthest deadline a stored value can express.
-inline constexpr Duration kWindow{std::int64_t{kNoDeadlineInWindow} - 1};
-// kWindow's end in stored form: the lowest stored value a far deadline can have, which bounds
-// every far deadline from below.
+// The furthest deadline a stored value can express, in stored form: the largest value below the
+// no-deadline mark, and the lowest a far deadline can have, so it bounds every far deadline
+// from below.
 inline constexpr StoredDeadline kWindowEndStored = kNoDeadlineInWindow - 1;
+// The same as a duration after the epoch.
+inline constexpr Duration kWindow{kWindowEndStored};
 // The longest TTL a put may store as `relative_now + ttl` (WindowDeadline): with relative_now
 // below kRebaseAfter, the sum stays at or below kWindow, so it never reads as the mark.
 inline constexpr std::int64_t kMaxWindowTtlMs = kRebaseAfter.count() - 1;

@@ -991,9 +991,14 @@ class SegmentedTable {
     return static_cast<std::uint32_t>(std::max<std::size_t>(
         1, (entries * (kGrowthDivisor + 1) * kSpareDivisor + kDivisor - 1) / kDivisor));
   }
-  // The fewest groups that hold `entries` under the load limit with a claim to spare.
+  // The fewest groups that hold `entries` under the load limit with a claim to spare. The closed
+  // form (16 L claims a group) starts at most two short; max_growth's own rounding (a segment
+  // keeps floor(capacity / kSpareDivisor) slots empty, at least one) settles the rest.
   static std::size_t groups_under_limit(std::size_t entries) noexcept {
-    return entries * kSpareDivisor / (std::size_t{kGroupWidth} * (kSpareDivisor - 1)) + 1;
+    std::size_t groups = std::max<std::size_t>(
+        1, entries * kSpareDivisor / (std::size_t{kGroupWidth} * (kSpareDivisor - 1)));
+    while (max_growth(static_cast<std::uint32_t>(groups * kGroupWidth)) <= entries) ++groups;
+    return groups;
   }
   // A loose segment (its keys settled after a mass delete) is refitted to 0.86 full, about the
   // average load of a table that grows, so a table that lost keys holds them in about the memory
