@@ -45,7 +45,7 @@ struct Options {
   long to = 12'000'000;
   long step = 1'000'000;
   int reps = 3;
-  long reserve = 0;  // 0: no reserve
+  long reserve = 0;       // 0: no reserve
   std::string_view peer;  // empty: every compared peer
 };
 
