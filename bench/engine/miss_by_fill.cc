@@ -8,8 +8,9 @@
 // the same fill, a flat map doubles) stands at a different load at each size, and a miss reads
 // control bytes until it meets a group with an empty slot, so its cost follows the load at that
 // size more than the design. This prints, for each size, ns per miss for each peer (the best of
-// `reps` passes over the same 4 M absent keys, after one fill without reserve) and the mean over
-// the sizes. One process, the peers one after another; a size takes a few seconds each.
+// `reps` passes over the same 4 M absent keys, after one fill, without reserve unless asked) and
+// the mean over the sizes. One process, the peers one after another; a size takes a few seconds
+// each.
 //
 // --reserve N reserves room for N entries before each fill, so a table stands at a load of the
 // caller's choosing (a miss's cost at a given load, apart from the growth phase). --peer runs
