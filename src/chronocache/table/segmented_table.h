@@ -7,8 +7,9 @@
 //   │ s0 │ s0 │ s1 │ s2 │      s0 has local depth 1: it owns every index starting with bit 0
 //   └─┬──┴─┬──┴─┬──┴─┬──┘
 //     └────┘    │    │
-//   segment: header │ control bytes: 16 a group, G groups │ body 0 │ ... │ body G-1
+//   segment: header │ control bytes: 16 a group, G groups [│ pad] │ body 0 │ ... │ body G-1
 //            [│ meta column: 16 G policy words]
+//   (pad: up to the next cache line, where a body is whole lines, as int -> int's 192 bytes)
 //   body:    16 slots { key, value, deadline, policy meta (unless in column) }
 //   (G = any count from 1 to 256, or the 256 and the rest of its last page; the column only
 //   for MetaColumn tables, while switched on). Group g is control bytes g and body g (Group).
@@ -209,6 +210,21 @@ struct Segment {
   static constexpr std::size_t kHeaderBytes = 16;
   // What a group takes: its control bytes and its body (without a meta column).
   static constexpr std::size_t kGroupBytes = kGroupWidth + sizeof(BodyT);
+  // Bodies whose size is a whole number of cache lines start on a line (the control bytes' area
+  // padded to the next one; a segment starts on a line), so a lookup's prefetch of the home body
+  // asks for sizeof(BodyT) / 64 lines, not one more (int -> int: 3 lines of 64, not 4).
+  static constexpr std::size_t kCacheLine = 64;
+  static constexpr bool kLineBodies = sizeof(BodyT) % kCacheLine == 0;
+  // The bytes of a segment besides its groups: the header and room for the worst padding, so
+  // that every segment of G groups takes kFixedBytes + G * kGroupBytes whatever G is.
+  static constexpr std::size_t kFixedBytes =
+      kHeaderBytes + (kLineBodies ? kCacheLine - kGroupWidth : 0);
+  // From the control bytes to the bodies.
+  static constexpr std::size_t bodies_offset(std::size_t groups) noexcept {
+    const std::size_t ctrl = groups * kGroupWidth;
+    if constexpr (!kLineBodies) return ctrl;
+    return (kHeaderBytes + ctrl + kCacheLine - 1) / kCacheLine * kCacheLine - kHeaderBytes;
+  }
 
   std::uint16_t group_total;  // any count from 1 (the home group is a fraction of the hash)
   std::uint16_t prefix;       // its keys' top QuotientHash::kPrefixBits hash bits (quotient keys)
@@ -225,13 +241,13 @@ struct Segment {
     return reinterpret_cast<Ctrl*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
   }
   BodyT* bodies() noexcept {
-    return reinterpret_cast<BodyT*>(ctrl_bytes() + std::size_t{group_total} * kGroupWidth);
+    return reinterpret_cast<BodyT*>(ctrl_bytes() + bodies_offset(group_total));
   }
   GroupT group(std::size_t g) noexcept { return GroupT::at(ctrl_bytes(), bodies(), g); }
   // `column_word` bytes per slot follow the bodies when the table keeps a meta column.
   static constexpr std::size_t bytes_for(std::uint32_t groups,
                                          std::size_t column_word = 0) noexcept {
-    return kHeaderBytes + std::size_t{groups} * (kGroupBytes + kGroupWidth * column_word);
+    return kFixedBytes + std::size_t{groups} * (kGroupBytes + kGroupWidth * column_word);
   }
   // The meta column, right after the last body (16-byte aligned, as bodies are).
   template <class Word>
@@ -324,7 +340,7 @@ class SegmentedTable {
   // Slots in all segments, full or not: what one sweep cycle examines. O(1), derived from the
   // segment bytes (every segment is a header plus whole groups), so no counter needs upkeep.
   std::size_t capacity() const noexcept {
-    return (segment_bytes_ - SegmentType::kHeaderBytes * segments_.size()) /
+    return (segment_bytes_ - SegmentType::kFixedBytes * segments_.size()) /
            (SegmentType::kGroupBytes + kGroupWidth * column_word_bytes()) * kGroupWidth;
   }
   unsigned depth() const noexcept { return depth_; }
@@ -588,7 +604,7 @@ class SegmentedTable {
     // A split: two segments fitted to their shares, together at most one group more than a
     // segment fitted to all the entries (and a page more when they are pooled).
     std::size_t bytes = footprint(fitted_groups(seg->size) + 1, seg->size) +
-                        ReservationPool::kPageBytes + SegmentType::kHeaderBytes - now +
+                        ReservationPool::kPageBytes + SegmentType::kFixedBytes - now +
                         sizeof(SegmentType*);
     if (seg->local_depth == depth_) bytes += directory_.size() * sizeof(DirectoryEntry);
     return bytes;
@@ -931,11 +947,11 @@ class SegmentedTable {
   struct DirectoryEntry {
     Ctrl* ctrl;  // the segment's control bytes, its header just before them, its bodies after
     std::uint32_t groups;
-    std::uint32_t bodies_at;  // bytes from ctrl to the bodies: groups * 16, kept to save a shift
+    std::uint32_t bodies_at;  // bytes from ctrl to the bodies (Segment::bodies_offset)
 
     static DirectoryEntry of(SegmentType* seg) noexcept {
       return {seg->ctrl_bytes(), seg->group_total,
-              static_cast<std::uint32_t>(std::size_t{seg->group_total} * kGroupWidth)};
+              static_cast<std::uint32_t>(SegmentType::bodies_offset(seg->group_total))};
     }
     SegmentType* segment() const noexcept {
       return reinterpret_cast<SegmentType*>(reinterpret_cast<unsigned char*>(ctrl) -
@@ -1123,10 +1139,13 @@ class SegmentedTable {
   // have arrived, so in a table larger than the cache the slot's line is a second miss that
   // starts after the first; asked for with the control bytes, the two overlap
   // (docs/design/engine.md, "Hot-path notes", has the figures).
-  static constexpr std::size_t kCacheLine = 64;
-  // Lines the body spans, from the worst 16-byte start in a line.
+  static constexpr std::size_t kCacheLine = SegmentType::kCacheLine;
+  // Lines the body spans: whole lines where bodies start on one, else from the worst 16-byte
+  // start in a line.
   static constexpr std::size_t kBodyLines =
-      (kCacheLine - alignof(BodyType) + sizeof(BodyType) - 1) / kCacheLine + 1;
+      SegmentType::kLineBodies
+          ? sizeof(BodyType) / kCacheLine
+          : (kCacheLine - alignof(BodyType) + sizeof(BodyType) - 1) / kCacheLine + 1;
   CC_ALWAYS_INLINE static void prefetch_slot_lines(const GroupType& group) noexcept {
     // bytes + 64 i lies in the body's line i whatever its start, and the last byte in its last.
     const auto* bytes = reinterpret_cast<const char*>(group.body());
@@ -1175,7 +1194,7 @@ class SegmentedTable {
     constexpr std::size_t kPage = ReservationPool::kPageBytes;
     const std::size_t per_group = bytes_for(2) - bytes_for(1);
     const auto in_pages = [per_group](std::size_t pages) {
-      return static_cast<std::uint32_t>((pages * kPage - SegmentType::kHeaderBytes) / per_group);
+      return static_cast<std::uint32_t>((pages * kPage - SegmentType::kFixedBytes) / per_group);
     };
     const std::uint32_t nearest = in_pages(std::max<std::size_t>(1, (bytes + kPage / 2) / kPage));
     const std::size_t fewest =
