@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -322,6 +323,32 @@ TEST(SegmentedTable, GrowsFromOneGroupThroughSplitsKeepingEveryKeyFindable) {
   EXPECT_GE(table.segment_count(), 27u);  // 100k in segments of at most ~4 260, most less full
   EXPECT_GE(table.depth(), std::max(initial_depth, 5u));
   EXPECT_FALSE(table.find(100'000, table.hash(100'000)));
+}
+
+// An int -> int body is 192 bytes, three lines: find prefetches three, so each body must start
+// on a line, whatever its segment's group count (heap segments and pooled ones alike).
+TEST(SegmentedTable, BodiesOfWholeCacheLinesStartOnALineInSegmentsOfEverySize) {
+  static_assert(IntTable::SegmentType::kLineBodies);
+  IntTable table;
+  std::set<std::uint32_t> group_counts;
+  int next_check = 1;
+  for (int key = 0; key < 200'000; ++key) {
+    table.insert_absent(key, key, table.hash(key), 1, kIgnoreMoves);
+    if (key + 1 != next_check) continue;
+    next_check += next_check / 4 + 1;
+    for (int k = 0; k <= key; ++k) {
+      const IntTable::Ref ref = table.find(k, table.hash(k));
+      ASSERT_TRUE(ref);
+      const auto bodies = reinterpret_cast<std::uintptr_t>(ref.slot) -
+                          std::uintptr_t{ref.index} * sizeof(IntTable::SlotType);
+      ASSERT_EQ(bodies % IntTable::SegmentType::kCacheLine, 0u)
+          << "key " << k << " in a segment of " << ref.segment->group_count() << " groups";
+      group_counts.insert(ref.segment->group_count());
+    }
+  }
+  std::set<std::uint32_t> residues;
+  for (const std::uint32_t groups : group_counts) residues.insert(groups % 4);
+  EXPECT_EQ(residues.size(), 4u) << "every padding (0 to 48 bytes) was exercised";
 }
 
 TEST(SegmentedTable, DirectoryDoublesOnlyWhenASegmentAtFullDepthSplits) {
