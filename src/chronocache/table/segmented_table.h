@@ -338,7 +338,7 @@ class SegmentedTable {
   std::size_t size() const noexcept { return size_; }
   std::size_t segment_count() const noexcept { return segments_.size(); }
   // Slots in all segments, full or not: what one sweep cycle examines. O(1), derived from the
-  // segment bytes (every segment is a header plus whole groups), so no counter needs upkeep.
+  // segment bytes (every segment is kFixedBytes plus whole groups), so no counter needs upkeep.
   std::size_t capacity() const noexcept {
     return (segment_bytes_ - SegmentType::kFixedBytes * segments_.size()) /
            (SegmentType::kGroupBytes + kGroupWidth * column_word_bytes()) * kGroupWidth;
