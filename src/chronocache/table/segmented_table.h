@@ -1222,8 +1222,8 @@ class SegmentedTable {
     void* memory = pooled_size(bytes) ? pool_.allocate(bytes) : nullptr;
     if (memory != nullptr) {
       pooled_segment_bytes_ += bytes;
-    } else {
-      memory = ::operator new (bytes, std::align_val_t{64});
+    } else {  // on a line, as the bodies' padding assumes (pool blocks are on a page)
+      memory = ::operator new (bytes, std::align_val_t{SegmentType::kCacheLine});
     }
     segment_bytes_ += bytes;
     return init_segment(memory, groups, index, local_depth, prefix, generation);
@@ -1286,7 +1286,7 @@ class SegmentedTable {
       pooled_segment_bytes_ -= bytes;
       pool_.deallocate(seg, bytes);
     } else {
-      ::operator delete (seg, std::align_val_t{64});
+      ::operator delete (seg, std::align_val_t{SegmentType::kCacheLine});
     }
   }
 
