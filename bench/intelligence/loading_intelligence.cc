@@ -6,8 +6,10 @@
 //      (think time zero), through a LoadingCache smaller than the key space (LRU), over a backend
 //      whose every load sleeps 1 ms or 10 ms; then again at 1 ms with the reader working 1 ms
 //      between reads (think time), so prefetches land before their read. Per pattern, prefetch off,
-//      on (depth 1: the key's successors) and on with read-ahead (--depth): miss ratio, backend
-//      loads, prefetch accuracy (used / issued), wall time of --reads reads, speed-up (off / on).
+//      on at depth 1 (the key's successors only) and on with read-ahead (--depth; by default the
+//      library's default depth, which `prefetch.enabled` alone gives), plain and bundled: miss
+//      ratio, backend loads, prefetch accuracy (used / issued), wall time of --reads reads,
+//      speed-up (off / on).
 //      Before measuring, --warmup reads at zero latency teach the model and fill the cache: the
 //      measured reads are the steady state of an application that has been running.
 //   2. Traces (../shared/data/traces when present; one line says so when absent): each trace
@@ -62,7 +64,7 @@ struct Args {
   int reps = 3;
   std::uint64_t seed = 42;
   std::size_t threads = 4;  // background loaders
-  std::size_t depth = 3;
+  std::size_t depth = PrefetchOptions{}.depth;
   std::uint64_t trace_reads = 200'000;
   std::string traces = "../shared/data/traces";
   bool use_traces = true;
@@ -261,9 +263,10 @@ void pattern_table(const Args& args, const Workload& work) {
     for (const PrefetchMode mode : modes) {
       const RunScore on = median_run(args, pattern, work, mode);
       std::printf(
-          "| %s | on, depth %zu%s | %.1f %% | %+.1f pt | %.0f | %.0f | %.0f | %.1f %% | %.2f | "
+          "| %s | on, depth %zu%s%s | %.1f %% | %+.1f pt | %.0f | %.0f | %.0f | %.1f %% | %.2f | "
           "%.2fx |\n",
-          std::string(pattern_name(pattern)).c_str(), mode.depth, mode.bundle ? ", bundled" : "",
+          std::string(pattern_name(pattern)).c_str(), mode.depth,
+          mode.depth == PrefetchOptions{}.depth ? " (default)" : "", mode.bundle ? ", bundled" : "",
           on.miss_ratio, on.miss_ratio - off.miss_ratio, on.loads, on.calls, on.issued, on.accuracy,
           on.seconds, on.seconds > 0 ? off.seconds / on.seconds : 0.0);
     }

@@ -525,8 +525,10 @@ class LoadingCache {
 
   // Records previous -> key in `stream` and returns what the model predicts after key: its
   // strongest max_per_get successors, then (read-ahead) the strongest successor of the strongest,
-  // until `depth` keys ahead. Each key is hashed once (the prediction's hash serves the cache,
-  // the flight table and the next step's predict).
+  // until `depth` keys ahead or until the chain's probability, the product of its steps'
+  // confidences, falls below the model's min_confidence: each key read ahead is as likely to be
+  // read as a successor must be to be predicted at all. Each key is hashed once (the
+  // prediction's hash serves the cache, the flight table and the next step's predict).
   std::span<const Ahead> predict(const K& key, std::uint64_t key_hash, AccessStream<K>& stream) {
     (void)stream.advance_prehashed(*model_, key, key_hash);
     LocalStream& l = local();
@@ -541,9 +543,12 @@ class LoadingCache {
       if (out[i].key == key) continue;  // a cycle back to the key being read
       l.ahead.push_back({out[i].key, i == 0 ? ahead_hash : cache_.hash(out[i].key)});
     }
+    double reach = out[0].confidence;
     for (std::size_t step = 1; step < want.depth; ++step) {
       if (model_->predict_prehashed(ahead, ahead_hash, out.first(1)) == 0) break;
       if (out[0].key == key) break;
+      reach *= out[0].confidence;
+      if (reach < want.model.min_confidence) break;
       ahead = out[0].key;
       ahead_hash = cache_.hash(ahead);
       l.ahead.push_back({ahead, ahead_hash});

@@ -26,9 +26,12 @@ struct PrefetchOptions {
   // the model predicts at most one key anyway.
   std::size_t max_per_get = 1;
   // Read-ahead: from the strongest prediction, follow the model's strongest prediction again,
-  // up to `depth` keys ahead in all (1: the key's successors only). A reader that reads a chain
-  // back to back waits for one load per `depth` keys instead of one per key.
-  std::size_t depth = 1;
+  // up to `depth` keys ahead in all (1: the key's successors only), for as long as the chain's
+  // probability (the product of its steps' confidences) stays at least model.min_confidence. A
+  // reader that reads a chain back to back waits for one load per `depth` keys instead of one
+  // per key, and a chain of uncertain steps stops where a guess would be more likely wrong than
+  // a single prediction may be.
+  std::size_t depth = 4;
   // With a bulk loader: a get that misses and loads its key itself loads the keys it predicts in
   // the same bulk call (one backend round trip, as a file system's read-ahead extends the read
   // that missed), so they are stored before the get returns, instead of racing it on the

@@ -1,11 +1,12 @@
 // Pins predictive prefetch in LoadingCache (LoadingOptions::prefetch; loading_cache.h): a learned
 // sequence is prefetched ahead of its reader, prefetch off issues nothing, the per-caller stream
-// overload keeps two clients' sequences apart, read-ahead follows a chain, a bundled miss loads
-// what it predicts in its own bulk call, and several threads
+// overload keeps two clients' sequences apart, read-ahead follows a chain as far as it is likely
+// to be read, a bundled miss loads what it predicts in its own bulk call, and several threads
 // reading their own sequences at once keep the stats consistent (TSan: CMakePresets.json and
 // make build-tsan). Background work is waited for with wait_idle() or a latch, never a sleep.
 #include <atomic>
 #include <cstddef>
+#include <initializer_list>
 #include <latch>
 #include <memory>
 #include <span>
@@ -143,6 +144,35 @@ TEST(LoadingPrefetch, ReadAheadPrefetchesDepthKeysOfAChainFromOneRead) {
   EXPECT_EQ(cache.stats().prefetches_used - before.prefetches_used, 3u);
   // Each of those reads prefetched further ahead (4, 5, 6), none of them loaded again.
   EXPECT_EQ(loader.counts->loads.load() - loads, 3);
+}
+
+// 0 -> 1 always, 1 -> 2 three times in four, 2 -> 3 three times in four: from 0 the chain 1, 2, 3
+// is 1, 0.75 and 0.5625 likely to be read, and only the first two reach min_confidence (0.6),
+// though every step alone does.
+TEST(LoadingPrefetch, ReadAheadStopsWhereTheChainsProbabilityFallsBelowMinConfidence) {
+  SharedManualClock clock;
+  TrackingLoader loader;
+  Cache cache(prefetching(PrefetchOptions{}.depth), loader, {}, {}, clock);
+  ASSERT_GE(PrefetchOptions{}.depth, 3u);
+  AccessStream<int> stream;
+  const auto read = [&](std::initializer_list<int> keys) {
+    stream.reset();
+    for (const int key : keys) (void)cache.get(key, stream);
+    cache.wait_idle();
+  };
+  for (int pass = 0; pass < 3; ++pass) read({0, 1, 2, 3});
+  read({0, 1, 7});
+  read({2, 9});
+  for (const int key : {0, 1, 2, 3, 7, 9}) cache.invalidate(key);
+
+  const LoadingStats before = cache.stats();
+  const int loads_before = loader.counts->loads.load();
+  read({0});
+  EXPECT_EQ(cache.stats().prefetches_issued - before.prefetches_issued, 2u);  // 1 and 2
+  EXPECT_EQ(loader.counts->loads.load() - loads_before, 3);                   // 0, 1, 2
+  const int sync_before = loader.counts->on_caller.load();
+  EXPECT_EQ(cache.get(3, stream), Result("3"));  // not read ahead: loaded by its get
+  EXPECT_EQ(loader.counts->on_caller.load() - sync_before, 1);
 }
 
 // ---- prefetch.bundle ------------------------------------------------------------------------
