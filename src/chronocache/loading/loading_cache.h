@@ -40,7 +40,8 @@
 //   prefetch.enabled    predictive prefetch: each get records previous -> key in a
 //                       SuccessorModel (predict/) through the caller's AccessStream, and
 //                       prefetches the keys predicted after `key` (up to max_per_get, and
-//                       read-ahead up to `depth` keys) before it waits for its own load. The
+//                       read-ahead up to `depth` keys, 4 by default, while the chain is at
+//                       least min_confidence likely) before it waits for its own load. The
 //                       stream is the thread's (get(key): one per thread and cache, thread_local)
 //                       or the caller's (get(key, stream): one per client connection).
 //   prefetch.bundle     with a bulk loader, a get that misses loads its predicted keys in its
