@@ -1,9 +1,10 @@
 // Pins predictive prefetch in LoadingCache (LoadingOptions::prefetch; loading_cache.h): a learned
 // sequence is prefetched ahead of its reader, prefetch off issues nothing, the per-caller stream
 // overload keeps two clients' sequences apart, read-ahead follows a chain as far as it is likely
-// to be read, a bundled miss loads what it predicts in its own bulk call, and several threads
-// reading their own sequences at once keep the stats consistent (TSan: CMakePresets.json and
-// make build-tsan). Background work is waited for with wait_idle() or a latch, never a sleep.
+// to be read and moves with its reader, a bundled miss loads what it predicts in its own bulk call,
+// and several threads reading their own sequences at once keep the stats consistent (TSan:
+// CMakePresets.json and make build-tsan). Background work is waited for with wait_idle() or a
+// latch, never a sleep.
 #include <atomic>
 #include <cstddef>
 #include <initializer_list>
@@ -172,6 +173,33 @@ TEST(LoadingPrefetch, ReadAheadStopsWhereTheChainsProbabilityFallsBelowMinConfid
   EXPECT_EQ(loader.counts->loads.load() - loads_before, 3);                   // 0, 1, 2
   const int sync_before = loader.counts->on_caller.load();
   EXPECT_EQ(cache.get(3, stream), Result("3"));  // not read ahead: loaded by its get
+  EXPECT_EQ(loader.counts->on_caller.load() - sync_before, 1);
+}
+
+// A reader that follows the chain moves it: each read asks again only for the key it expects
+// next (which a lost prefetch, here an invalidation, leaves absent) and reads one key further.
+TEST(LoadingPrefetch, AReadOnTheChainAsksAgainForTheNextKeyAndExtendsItsFarEnd) {
+  SharedManualClock clock;
+  TrackingLoader loader;
+  Cache cache(prefetching(/*depth=*/3), loader, {}, {}, clock);
+  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
+  cache.wait_idle();
+  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
+  const auto issued_by = [&](int key) {
+    const std::uint64_t before = cache.stats().prefetches_issued;
+    (void)cache.get(key);
+    cache.wait_idle();
+    return cache.stats().prefetches_issued - before;
+  };
+  EXPECT_EQ(issued_by(0), 3u);  // 1, 2 and 3: the chain starts
+  cache.invalidate(3);          // a prefetch lost before its read
+  EXPECT_EQ(issued_by(1), 1u);  // 4 only: 2, expected next, is there, and 3 is not asked for yet
+  const int sync_before = loader.counts->on_caller.load();
+  EXPECT_EQ(issued_by(2), 2u);  // 3, expected next and absent, again; and 5
+  EXPECT_EQ(issued_by(3), 1u);  // 6
+  EXPECT_EQ(loader.counts->on_caller.load(), sync_before);  // 2 and 3 were there when read
+  EXPECT_EQ(cache.get(7), Result("7"));  // off the chain (4 was expected): it starts afresh
+  cache.wait_idle();
   EXPECT_EQ(loader.counts->on_caller.load() - sync_before, 1);
 }
 

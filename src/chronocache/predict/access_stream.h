@@ -1,5 +1,6 @@
 // AccessStream<K>: one caller's "previous key", so that a SuccessorModel learns transitions
-// within a sequence of reads and not between unrelated callers' reads.
+// within a sequence of reads and not between unrelated callers' reads; and the keys the caller
+// has read ahead of it (ReadAheadChain), which belong to the same sequence.
 //
 //   thread_local chronocache::AccessStream<std::string> stream;   // or one per connection
 //   stream.advance(model, key);            // records previous -> key, then remembers key
@@ -19,6 +20,7 @@
 #include <utility>
 
 #include "chronocache/predict/prediction.h"
+#include "chronocache/predict/read_ahead_chain.h"
 
 namespace chronocache {
 
@@ -44,9 +46,15 @@ class AccessStream {
     return outcome;
   }
 
-  // Forgets the previous key: the next advance records nothing (a new session, or a gap after
-  // which the next read is not a consequence of the last one).
-  void reset() noexcept { has_previous_ = false; }
+  // Forgets the previous key and the chain read ahead of it: the next advance records nothing
+  // (a new session, or a gap after which the next read is not a consequence of the last one).
+  void reset() noexcept {
+    has_previous_ = false;
+    read_ahead_.clear();
+  }
+
+  // What a reader that reads ahead (LoadingCache's prefetch) has read ahead of this stream.
+  ReadAheadChain<K>& read_ahead() noexcept { return read_ahead_; }
 
   bool has_previous() const noexcept { return has_previous_; }
   // The previous key. Precondition: has_previous().
@@ -56,6 +64,7 @@ class AccessStream {
   K previous_{};
   std::uint64_t previous_hash_ = 0;
   bool has_previous_ = false;
+  ReadAheadChain<K> read_ahead_;
 };
 
 }  // namespace chronocache

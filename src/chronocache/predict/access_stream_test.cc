@@ -1,5 +1,6 @@
 // Pins AccessStream (access_stream.h): it records each transition of its own sequence once,
-// nothing before its first key or after reset(), and keeps two callers' sequences apart.
+// nothing before its first key or after reset() (which forgets its read-ahead chain too), and
+// keeps two callers' sequences apart.
 #include "chronocache/predict/access_stream.h"
 
 #include <array>
@@ -55,8 +56,10 @@ TEST(AccessStream, ResetStartsANewSequence) {
   RecordingModel model;
   AccessStream<int> stream;
   stream.advance(model, 1);
+  stream.read_ahead().push_back(2, 0, 1.0f);
   stream.reset();
   EXPECT_FALSE(stream.has_previous());
+  EXPECT_TRUE(stream.read_ahead().empty());  // what was read ahead belonged to the old sequence
   stream.advance(model, 2);
   stream.advance(model, 3);
   EXPECT_EQ(model.transitions, (Transitions{{2, 3}}));
