@@ -14,6 +14,10 @@ cost (two hops instead of one, the fetcher's queue and wakeup). Miss storm: the 
 front of an empty upstream behind a link that delays each direction by LINK_DELAY_MS / 2 (a
 proxy in this script: the machine has no netem), every GET a miss that is fetched, 50 clients;
 requests/s is then the fetchers' throughput (with --compare OLD_SERVER, for that build too).
+Chains: one client reads CHAINS chains of CHAIN_LENGTH keys back to back (the chains in a random
+order, each one's keys in order) through the same link, after two passes that teach
+upstream-prefetch's model; the measured pass reads copies that have expired, with prefetch off,
+at depth 1 and at the default depth: keyspace_misses (GETs that read through) and the pass's time.
 Prints Markdown tables.
 """
 
@@ -22,6 +26,7 @@ import asyncio
 import csv
 import io
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -173,6 +178,8 @@ class DelayLink:
 
     def close(self):
         async def shutdown():
+            # Pumps cancelled mid-transfer are expected here, not errors worth a traceback.
+            self.loop.set_exception_handler(lambda loop, context: None)
             others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in others:
                 task.cancel()
@@ -201,6 +208,57 @@ def miss_storm(server, upstream_port, delay_ms, requests, reps, workdir):
         link.close()
 
 
+def info_field(sock, buf, section, field):
+    sock.sendall(resp("INFO", section))
+    text = read_reply(sock, buf).decode()
+    for line in text.splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split(":", 1)[1])
+    raise RuntimeError(f"no {field} in INFO {section}")
+
+
+def chain_reads(server, upstream_port, delay_ms, chains, length, depth, workdir):
+    """(keyspace_misses, seconds) for one pass over expired copies of `chains` chains of
+    `length` keys through a DelayLink, read by one client back to back, after two passes that
+    teach the model; depth None: upstream-prefetch off."""
+    link = DelayLink(upstream_port, delay_ms)
+    port = free_port()
+    ttl_ms = 1000
+    prefetch = (["--upstream-prefetch", "yes", "--upstream-prefetch-depth", str(depth)]
+                if depth else [])
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--upstream", f"127.0.0.1:{link.port}",
+         "--upstream-timeout-ms", "60000", "--upstream-max-ttl-ms", str(ttl_ms), "--dir", workdir,
+         "--save", "", *prefetch], stdout=subprocess.DEVNULL)
+    try:
+        wait_ready(port)
+        rng = random.Random(7)
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            buf = bytearray()
+
+            def read_pass():
+                order = list(range(chains))
+                rng.shuffle(order)
+                start = time.perf_counter()
+                for c in order:
+                    for i in range(length):
+                        s.sendall(resp("GET", f"chain:{c}:{i}"))
+                        assert read_reply(s, buf) == b"v"
+                return time.perf_counter() - start
+
+            for _ in range(2):
+                read_pass()
+            time.sleep(ttl_ms / 1000 + 0.2)  # every copy expires: the next pass reads through
+            misses = info_field(s, buf, "stats", "keyspace_misses")
+            seconds = read_pass()
+            return info_field(s, buf, "stats", "keyspace_misses") - misses, seconds
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        link.close()
+
+
 def pct(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(len(v) * p))]
@@ -216,6 +274,8 @@ def main():
     ap.add_argument("--link-delay-ms", type=float, default=1.0)
     ap.add_argument("--storm-requests", type=int, default=5_000)
     ap.add_argument("--compare", help="an older chronocached for the miss storm, run beside")
+    ap.add_argument("--chains", type=int, default=100)
+    ap.add_argument("--chain-length", type=int, default=6)
     args = ap.parse_args()
     up_port, nc_port = free_port(), free_port()
     workdir = tempfile.mkdtemp(prefix="upstream-bench-")
@@ -283,6 +343,26 @@ def main():
             rps = miss_storm(binary, empty_port, args.link_delay_ms, args.storm_requests,
                              args.reps, workdir)
             print(f"| {name} | {statistics.median(rps):,.0f} ({min(rps):,.0f}-{max(rps):,.0f}) |")
+        with socket.create_connection(("127.0.0.1", empty_port)) as s:
+            s.sendall(b"".join(resp("SET", f"chain:{c}:{i}", "v") for c in range(args.chains)
+                               for i in range(args.chain_length)))
+            buf = bytearray()
+            for _ in range(args.chains * args.chain_length):
+                read_reply(s, buf)
+        print()
+        print(f"| {args.chains} chains of {args.chain_length} keys read back to back over a "
+              f"{args.link_delay_ms:g} ms link | keyspace_misses (of "
+              f"{args.chains * args.chain_length} GETs) | s (median of {args.reps}) | speed-up |")
+        print("|---|---|---|---|")
+        baseline = None
+        for name, depth in (("upstream-prefetch no", None), ("yes, depth 1", 1),
+                            ("yes, depth 4 (default)", 4)):
+            runs = [chain_reads(args.server, empty_port, args.link_delay_ms, args.chains,
+                                args.chain_length, depth, workdir) for _ in range(args.reps)]
+            seconds = statistics.median(r[1] for r in runs)
+            baseline = baseline or seconds
+            print(f"| {name} | {statistics.median(r[0] for r in runs):.0f} | {seconds:.2f} | "
+                  f"{baseline / seconds:.2f}x |")
     finally:
         for p in reversed(procs):
             p.terminate()

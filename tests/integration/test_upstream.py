@@ -301,6 +301,32 @@ def test_prefetch_fetches_the_key_a_client_reads_next_before_it_is_read(near):
     assert info["upstream_prefetches_dropped"] == 0
 
 
+def test_prefetch_reads_ahead_up_to_its_depth(near):
+    """upstream-prefetch-depth: one GET of a learned chain's first key fetches the next `depth`
+    keys (every step of this chain is certain), and CONFIG SET changes it at run time."""
+    up, c, _ = near("--upstream-prefetch", "yes", "--upstream-max-ttl-ms", "1000",
+                    "--enable-debug-command", "yes")
+    chain = [f"page:{i}" for i in range(10)]
+    for key in chain:
+        up.set(key, key.upper())
+
+    def settled():
+        return upstream_info(c)["upstream_in_flight"] == 0
+
+    for _ in range(2):
+        for key in chain:
+            assert c.get(key) == key.upper()
+    assert wait_for(settled)
+    assert c.config_get("upstream-prefetch-depth") == {"upstream-prefetch-depth": "4"}
+    for depth, fetched_ahead in ((4, [1, 1, 1, 1, 0, 0]), (1, [1, 0, 0, 0, 0, 0])):
+        c.config_set("upstream-prefetch-depth", depth)
+        c.execute_command("DEBUG", "ADVANCE-CLOCK", 1500)  # every copy has expired
+        assert c.get("page:0") == "PAGE:0"
+        assert wait_for(settled), "the prefetches to land"
+        assert [c.exists(key) for key in chain[1:7]] == fetched_ahead, f"depth {depth}"
+    assert "between 1 and 64" in error_of(c, "CONFIG", "SET", "upstream-prefetch-depth", "0")
+
+
 def test_prefetch_is_off_by_default(near):
     up, c, _ = near()
     for key in ("a", "b", "a", "b", "a", "b"):

@@ -96,7 +96,7 @@
 #include "chronocache/policy/ttl_only.h"
 #include "chronocache/predict/access_stream.h"
 #include "chronocache/predict/prediction.h"
-#include "chronocache/predict/read_ahead_chain.h"
+#include "chronocache/predict/read_ahead.h"
 #include "chronocache/predict/successor_model.h"
 #include "chronocache/sharded_cache.h"
 
@@ -525,53 +525,21 @@ class LoadingCache {
     return ids.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
-  // Records previous -> key in `stream` and returns the keys to prefetch for this read: key's
-  // strongest max_per_get successors, then (read-ahead) the strongest successor of the strongest,
-  // and so on, up to `depth` keys ahead, while the chain's probability (the product of its steps'
-  // confidences) stays at least the model's min_confidence: each key read ahead is as likely to
-  // be read as a successor must be to be predicted at all.
-  //
-  // The chain is kept in the stream (ReadAheadChain). A read of the key it expected next only
-  // moves it: that key's successors were read ahead already, so the read asks again for the next
-  // one (still coming? a prefetch dropped under back-pressure or a key evicted since is asked for
-  // again here) and extends the chain at its far end, one step in the steady state instead of
-  // `depth`. A read off the chain starts it afresh. Each key is hashed once (the prediction's
-  // hash serves the cache, the flight table and the next step's predict).
+  // Records previous -> key in `stream` and returns the keys to prefetch for this read
+  // (read_ahead: key's successors, then the chain the stream reads ahead, as far as `depth` and
+  // min_confidence allow).
   std::span<const Ahead> predict(const K& key, std::uint64_t key_hash, AccessStream<K>& stream) {
     (void)stream.advance_prehashed(*model_, key, key_hash);
     LocalStream& l = local();
     l.ahead.clear();
-    std::span<Prediction<K>> out(l.predictions);
-    const PrefetchOptions& want = options_.prefetch;
-    ReadAheadChain<K>& chain = stream.read_ahead();
-    const bool reads_ahead = want.depth > 1;  // depth 1 keeps no chain: successors only
-    if (!reads_ahead || !chain.advance_to(key)) chain.clear();
-    const bool fresh = chain.empty();
-    if (!fresh) l.ahead.push_back({chain.front().key, chain.front().hash});
-    if (fresh || want.max_per_get > 1) {
-      // The key's successors: the chain's first link when it starts afresh, and the others
-      // beside it (they are not followed further).
-      const std::size_t n =
-          std::min(model_->predict_prehashed(key, key_hash, out), want.max_per_get);
-      for (std::size_t i = fresh ? 0 : 1; i < n; ++i) {
-        if (out[i].key == key) continue;  // a cycle back to the key being read
-        const std::uint64_t hash = cache_.hash(out[i].key);
-        if (i == 0 && reads_ahead) chain.push_back(out[0].key, hash, out[0].confidence);
-        l.ahead.push_back({out[i].key, hash});
-      }
-    }
-    if (chain.empty() || chain.size() >= want.depth) return l.ahead;
-    double reach = chain.probability();
-    while (chain.size() < want.depth) {
-      const auto& end = chain.back();
-      if (model_->predict_prehashed(end.key, end.hash, out.first(1)) == 0) break;
-      if (out[0].key == key) break;
-      reach *= out[0].confidence;
-      if (reach < want.model.min_confidence) break;
-      const std::uint64_t hash = cache_.hash(out[0].key);
-      chain.push_back(out[0].key, hash, out[0].confidence);
-      l.ahead.push_back({out[0].key, hash});
-    }
+    read_ahead(
+        *model_, stream.read_ahead(), key, key_hash,
+        {.max_per_get = options_.prefetch.max_per_get, .depth = options_.prefetch.depth},
+        std::span<Prediction<K>>(l.predictions),
+        [this](const K& next) { return cache_.hash(next); },
+        [&l](const K& next, std::uint64_t hash) {
+          l.ahead.push_back({next, hash});
+        });
     return l.ahead;
   }
 

@@ -1,8 +1,12 @@
 #include "server/commands/upstream_read.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+
+#include "chronocache/predict/read_ahead.h"
 
 #include "server/commands/errors.h"
 
@@ -51,14 +55,20 @@ void note_upstream_read(CommandContext& ctx, std::string_view key, bool hit) {
   std::string read(key);  // the model keeps its own copies of string keys
   if (hit && server.upstream_prefetched.erase(read) != 0) ++server.upstream_prefetches_used;
   const std::uint64_t read_hash = model.hash(read);
-  ctx.client.upstream_stream.advance_prehashed(model, read, read_hash);
-  std::array<chronocache::Prediction<std::string>, 2> next;
-  const std::size_t predicted = model.predict_prehashed(read, read_hash, next);
+  chronocache::AccessStream<std::string>& stream = ctx.client.upstream_stream;
+  stream.advance_prehashed(model, read, read_hash);
+  std::array<chronocache::Prediction<std::string>, 2> scratch;
   bool queued = false;
-  for (std::size_t i = 0; i < predicted; ++i) {
-    if (ctx.server.keyspace.db(0).exists(next[i].key, ctx.now)) continue;
-    queued = server.upstream_fetches.prefetch(next[i].key, ctx.unix_ms) || queued;
-  }
+  chronocache::read_ahead(
+      model, stream.read_ahead(), read, read_hash,
+      {.max_per_get = scratch.size(),
+       .depth = static_cast<std::size_t>(server.config.upstream_prefetch_depth)},
+      std::span<chronocache::Prediction<std::string>>(scratch),
+      [&model](const std::string& next) { return model.hash(next); },
+      [&](const std::string& next, std::uint64_t) {
+        if (server.keyspace.db(0).exists(next, ctx.now)) return;
+        queued = server.upstream_fetches.prefetch(next, ctx.unix_ms) || queued;
+      });
   if (queued) server.upstream_ready.notify_all();
 }
 

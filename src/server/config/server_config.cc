@@ -325,6 +325,7 @@ const std::vector<ConfigParam>& params() {
           "upstream-max-ttl-ms", true),
       integer_param<&ServerConfig::upstream_timeout_ms, 1, 3600000>("upstream-timeout-ms", true),
       bool_param<&ServerConfig::upstream_prefetch>("upstream-prefetch", false),
+      integer_param<&ServerConfig::upstream_prefetch_depth, 1, 64>("upstream-prefetch-depth", true),
   };
   return table;
 }
@@ -352,7 +353,8 @@ const char* const kUsage =
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command enable-protected-configs cluster-enabled\n"
     "          cluster-config-file\n"
-    "          upstream upstream-max-ttl-ms upstream-timeout-ms upstream-prefetch\n";
+    "          upstream upstream-max-ttl-ms upstream-timeout-ms upstream-prefetch\n"
+    "          upstream-prefetch-depth\n";
 
 std::span<const ConfigParam> config_params() { return params(); }
 

@@ -103,6 +103,7 @@ struct ServerConfig {
   long long upstream_max_ttl_ms = 60000;  // a loaded key lives at most this long here
   long long upstream_timeout_ms = 1000;   // one fetch (connect, GET + PTTL) at most this long
   bool upstream_prefetch = false;         // fetch the keys each client is predicted to read next
+  long long upstream_prefetch_depth = 4;  // ... up to this many keys ahead (read-ahead)
   std::string config_file;                // the file read at start, for CONFIG REWRITE
 };
 
