@@ -271,22 +271,26 @@ def _port(client):
     return client.connection_pool.connection_kwargs["port"]
 
 
+def near_with_a_learned_chain(near, length):
+    """A near-cache with upstream-prefetch whose model has seen a chain of `length` keys twice
+    (it needs two sightings of a transition), copies kept 1 s: (client, chain, settled), where
+    settled() says no fetch is in flight."""
+    up, c, _ = near("--upstream-prefetch", "yes", "--upstream-max-ttl-ms", "1000",
+                    "--enable-debug-command", "yes")
+    chain = [f"page:{i}" for i in range(length)]
+    for key in chain:
+        up.set(key, key.upper())
+    for _ in range(2):
+        for key in chain:
+            assert c.get(key) == key.upper()
+    return c, chain, lambda: upstream_info(c)["upstream_in_flight"] == 0
+
+
 def test_prefetch_fetches_the_key_a_client_reads_next_before_it_is_read(near):
     """upstream-prefetch: after two passes over a chain of keys, a third pass over copies that
     have expired waits for its first key only; each next key was fetched ahead (the test waits
     for the fetches to end between reads, so that nothing depends on timing)."""
-    up, c, _ = near("--upstream-prefetch", "yes", "--upstream-max-ttl-ms", "1000",
-                    "--enable-debug-command", "yes")
-    chain = [f"page:{i}" for i in range(20)]
-    for key in chain:
-        up.set(key, key.upper())
-
-    def settled():
-        return upstream_info(c)["upstream_in_flight"] == 0
-
-    for _ in range(2):  # the model needs two sightings of a transition
-        for key in chain:
-            assert c.get(key) == key.upper()
+    c, chain, settled = near_with_a_learned_chain(near, 20)
     c.execute_command("DEBUG", "ADVANCE-CLOCK", 1500)  # every copy has expired
     before = c.info("stats")
     for key in chain:
@@ -304,18 +308,7 @@ def test_prefetch_fetches_the_key_a_client_reads_next_before_it_is_read(near):
 def test_prefetch_reads_ahead_up_to_its_depth(near):
     """upstream-prefetch-depth: one GET of a learned chain's first key fetches the next `depth`
     keys (every step of this chain is certain), and CONFIG SET changes it at run time."""
-    up, c, _ = near("--upstream-prefetch", "yes", "--upstream-max-ttl-ms", "1000",
-                    "--enable-debug-command", "yes")
-    chain = [f"page:{i}" for i in range(10)]
-    for key in chain:
-        up.set(key, key.upper())
-
-    def settled():
-        return upstream_info(c)["upstream_in_flight"] == 0
-
-    for _ in range(2):
-        for key in chain:
-            assert c.get(key) == key.upper()
+    c, chain, settled = near_with_a_learned_chain(near, 10)
     assert wait_for(settled)
     assert c.config_get("upstream-prefetch-depth") == {"upstream-prefetch-depth": "4"}
     for depth, fetched_ahead in ((4, [1, 1, 1, 1, 0, 0]), (1, [1, 0, 0, 0, 0, 0])):

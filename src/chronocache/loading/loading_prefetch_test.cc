@@ -57,6 +57,14 @@ LoadingOptions prefetching(std::size_t depth = 1) {
 
 constexpr int kChain = 10;
 
+// One pass teaches the chain (no key is predicted on the first pass, so it loads key by key);
+// then every key is invalidated, ready for a second pass.
+void learn_chain_then_forget_it(Cache& cache) {
+  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
+  cache.wait_idle();
+  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
+}
+
 TEST(LoadingPrefetch, TheSecondPassOfASequenceHitsKeysItNeverLoadedSynchronously) {
   SharedManualClock clock;
   TrackingLoader loader;
@@ -131,9 +139,7 @@ TEST(LoadingPrefetch, ReadAheadPrefetchesDepthKeysOfAChainFromOneRead) {
   SharedManualClock clock;
   TrackingLoader loader;
   Cache cache(prefetching(/*depth=*/3), loader, {}, {}, clock);
-  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
-  cache.wait_idle();
-  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
+  learn_chain_then_forget_it(cache);
   const LoadingStats before = cache.stats();
   (void)cache.get(0);
   cache.wait_idle();
@@ -182,9 +188,7 @@ TEST(LoadingPrefetch, AReadOnTheChainAsksAgainForTheNextKeyAndExtendsItsFarEnd) 
   SharedManualClock clock;
   TrackingLoader loader;
   Cache cache(prefetching(/*depth=*/3), loader, {}, {}, clock);
-  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
-  cache.wait_idle();
-  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
+  learn_chain_then_forget_it(cache);
   const auto issued_by = [&](int key) {
     const std::uint64_t before = cache.stats().prefetches_issued;
     (void)cache.get(key);
@@ -222,14 +226,6 @@ LoadingOptions bundling(std::size_t depth) {
   LoadingOptions options = prefetching(depth);
   options.prefetch.bundle = true;
   return options;
-}
-
-// One pass teaches the chain (no key is predicted on the first pass, so it loads key by key);
-// then every key is invalidated, ready for a second pass.
-void learn_chain_then_forget_it(Cache& cache) {
-  for (int key = 0; key < kChain; ++key) (void)cache.get(key);
-  cache.wait_idle();
-  for (int key = 0; key < kChain; ++key) cache.invalidate(key);
 }
 
 TEST(LoadingPrefetch, ABundledMissLoadsItsPredictionsInItsOwnBulkCallBeforeReturning) {
