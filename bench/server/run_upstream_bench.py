@@ -229,7 +229,7 @@ def chain_reads(server, upstream_port, delay_ms, chains, length, depth, workdir)
     proc = subprocess.Popen(
         [server, "--port", str(port), "--upstream", f"127.0.0.1:{link.port}",
          "--upstream-timeout-ms", "60000", "--upstream-max-ttl-ms", str(ttl_ms), "--dir", workdir,
-         "--save", "", *prefetch], stdout=subprocess.DEVNULL)
+         "--save", "", "--enable-debug-command", "yes", *prefetch], stdout=subprocess.DEVNULL)
     try:
         wait_ready(port)
         rng = random.Random(7)
@@ -249,7 +249,9 @@ def chain_reads(server, upstream_port, delay_ms, chains, length, depth, workdir)
 
             for _ in range(2):
                 read_pass()
-            time.sleep(ttl_ms / 1000 + 0.2)  # every copy expires: the next pass reads through
+            # Every copy expires (the server's clock, not a sleep): the next pass reads through.
+            s.sendall(resp("DEBUG", "ADVANCE-CLOCK", ttl_ms + 1))
+            assert read_reply(s, buf) == b"+OK"
             misses = info_field(s, buf, "stats", "keyspace_misses")
             seconds = read_pass()
             return info_field(s, buf, "stats", "keyspace_misses") - misses, seconds
