@@ -533,7 +533,7 @@ class LoadingCache {
     LocalStream& l = local();
     l.ahead.clear();
     read_ahead(
-        *model_, stream.read_ahead(), key, key_hash,
+        *model_, stream, key, key_hash,
         {.max_per_get = options_.prefetch.max_per_get, .depth = options_.prefetch.depth},
         std::span<Prediction<K>>(l.predictions),
         [this](const K& next) { return cache_.hash(next); },

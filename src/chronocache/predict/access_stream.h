@@ -40,7 +40,8 @@ class AccessStream {
   RecordOutcome advance_prehashed(Model& model, const K& key, std::uint64_t key_hash) {
     RecordOutcome outcome = RecordOutcome::kSkipped;
     if (has_previous_) outcome = model.record_prehashed(previous_, previous_hash_, key);
-    if (!has_previous_ || !(previous_ == key)) previous_ = key;
+    repeated_ = has_previous_ && previous_ == key;
+    if (!repeated_) previous_ = key;
     previous_hash_ = key_hash;
     has_previous_ = true;
     return outcome;
@@ -50,8 +51,13 @@ class AccessStream {
   // (a new session, or a gap after which the next read is not a consequence of the last one).
   void reset() noexcept {
     has_previous_ = false;
+    repeated_ = false;
     read_ahead_.clear();
   }
+
+  // Whether the last advance read the same key as the one before it (a read retried, or a caller
+  // reading a key twice): nothing new follows from it.
+  bool repeated() const noexcept { return repeated_; }
 
   // What a reader that reads ahead (LoadingCache's prefetch) has read ahead of this stream.
   ReadAheadChain<K>& read_ahead() noexcept { return read_ahead_; }
@@ -64,6 +70,7 @@ class AccessStream {
   K previous_{};
   std::uint64_t previous_hash_ = 0;
   bool has_previous_ = false;
+  bool repeated_ = false;
   ReadAheadChain<K> read_ahead_;
 };
 

@@ -2,8 +2,9 @@
 // chain its stream has read ahead so far (ReadAheadChain). Shared by LoadingCache's prefetch and
 // the server's upstream-prefetch (docs/design/loading.md, "Why read-ahead").
 //
-//   read_ahead(model, stream.read_ahead(), key, key_hash, {.max_per_get = 1, .depth = 4},
-//              scratch, hash, [&](const K& next, std::uint64_t next_hash) { prefetch(next); });
+//   stream.advance_prehashed(model, key, key_hash);
+//   read_ahead(model, stream, key, key_hash, {.max_per_get = 1, .depth = 4}, scratch, hash,
+//              [&](const K& next, std::uint64_t next_hash) { prefetch(next); });
 //
 // What it emits: key's strongest max_per_get successors, then the strongest successor of the
 // strongest, and so on, up to `depth` keys ahead, while the chain's probability (the product of
@@ -12,8 +13,9 @@
 // expected next only moves it: its successors were emitted already, so it emits the chain's new
 // front again (the key the reader reads next: a prefetch lost since is asked for once more) and
 // the keys it adds at the far end, one model step in the steady state instead of `depth`. A read
-// off the chain starts it afresh; depth 1 keeps no chain. Each emitted key is hashed once, by
-// `hash`, and its hash serves the next step's predict.
+// off the chain starts it afresh; depth 1 keeps no chain. A read of the key read just before
+// (a GET retried after its fetch) emits nothing: its first read did. Each emitted key is hashed
+// once, by `hash`, and its hash serves the next step's predict.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include <span>
 
 #include "chronocache/base/assert.h"
+#include "chronocache/predict/access_stream.h"
 #include "chronocache/predict/prediction.h"
 #include "chronocache/predict/read_ahead_chain.h"
 
@@ -32,16 +35,19 @@ struct ReadAheadLimits {
   std::size_t depth = 1;        // keys ahead along the strongest successors, at most
 };
 
-// `model` is a SuccessorModel (predict_prehashed, options().min_confidence); `scratch` holds at
+// `stream` has just advanced to `key`; `model` is a SuccessorModel (predict_prehashed,
+// options().min_confidence), the one the stream records into; `scratch` holds at
 // least max(max_per_get, 1) predictions; hash(const K&) -> std::uint64_t is the model's hash;
 // emit(const K&, std::uint64_t hash) is called for each key to prefetch, in order. Inlined into
 // its caller: out of line, a hit with prefetch on cost 20 instructions more (callgrind,
 // loading_hit_ops at depth 4: 623 against 603).
 template <class K, class Model, class Hash, class Emit>
-CC_ALWAYS_INLINE void read_ahead(const Model& model, ReadAheadChain<K>& chain, const K& key,
+CC_ALWAYS_INLINE void read_ahead(const Model& model, AccessStream<K>& stream, const K& key,
                                  std::uint64_t key_hash, ReadAheadLimits limits,
                                  std::span<Prediction<K>> scratch, const Hash& hash, Emit&& emit) {
+  ReadAheadChain<K>& chain = stream.read_ahead();
   const bool chained = limits.depth > 1;
+  if (chained && stream.repeated() && !chain.empty()) return;  // the chain read from key holds
   if (!chained || !chain.advance_to(key)) chain.clear();
   const bool fresh = chain.empty();
   if (!fresh) emit(chain.front().key, chain.front().hash);

@@ -60,7 +60,7 @@ void note_upstream_read(CommandContext& ctx, std::string_view key, bool hit) {
   std::array<chronocache::Prediction<std::string>, 2> scratch;
   bool queued = false;
   chronocache::read_ahead(
-      model, stream.read_ahead(), read, read_hash,
+      model, stream, read, read_hash,
       {.max_per_get = scratch.size(),
        .depth = static_cast<std::size_t>(server.config.upstream_prefetch_depth)},
       std::span<chronocache::Prediction<std::string>>(scratch),
