@@ -160,6 +160,23 @@ TEST(CacheExpiry, ACacheWithoutDueDeadlinesCostsNoSweeping) {
   EXPECT_EQ(reclaim_slice(cache, pacer, cache.clock().now(), [] { return true; }).examined, 0u);
 }
 
+// After a full reclaim cycle the cache trusts its earliest deadline: size() skips its scan and
+// may_hold_expired() is false until then. An overwrite with an earlier deadline than any stored
+// must lower that bound, also on the short path most overwrites take (Cache::is_quiet_write).
+TEST(CacheExpiry, AnOverwriteWithAnEarlierDeadlineLowersTheExpiryBound) {
+  IntCache cache;
+  for (std::uint64_t key = 0; key < 100; ++key) cache.put(key, 0, 1h);
+  EXPECT_EQ(cache.reclaim_expired(1'000'000) + cache.reclaim_expired(1'000'000), 0u);
+  EXPECT_FALSE(cache.may_hold_expired(cache.clock().now() + 30min));
+  EXPECT_EQ(cache.put(7, 1, 1s), PutOutcome::kReplaced);  // earlier than every stored deadline
+  EXPECT_EQ(cache.put(8, 1, 30min), PutOutcome::kReplaced);
+  EXPECT_TRUE(cache.may_hold_expired(cache.clock().now() + 1s));
+  cache.clock().advance(1s);
+  EXPECT_EQ(cache.size(), 99u);
+  cache.clock().advance(30min);
+  EXPECT_EQ(cache.size(), 98u);
+}
+
 TEST(CacheExpiry, TheSliceIntervalShrinksWithTheTableWithinTheHostsBounds) {
   ExpiryPacer pacer;                                   // 500 ms cycle, ~32 K slots per slice
   EXPECT_EQ(pacer.interval(1000, 1ms, 100ms), 100ms);  // small: the host's longest

@@ -237,6 +237,28 @@ TEST(CacheLongTtl, ClearForgetsFarDeadlines) {
   EXPECT_EQ(cache.size(), 1u);
 }
 
+// An overwrite that brings a far deadline back into the window must drop the exact one kept
+// aside: left behind, it would be read again once the entry loses its deadline (kNoExpiry shares
+// the slot's mark), and the entry would expire at the old far deadline. Overwrites that meet no
+// far deadline take a shorter path (Cache::is_quiet_write), which a far deadline anywhere in the
+// cache must turn off.
+TEST(CacheLongTtl, AnOverwriteIntoTheWindowForgetsTheFarDeadline) {
+  IntCache cache;
+  cache.put(1, 10, days(60));
+  cache.put(2, 20, days(60));
+  EXPECT_EQ(cache.put(1, 11, 1h), PutOutcome::kReplaced);
+  EXPECT_EQ(cache.deadline(1), cache.clock().now() + 1h);
+  EXPECT_EQ(cache.put(1, 12), PutOutcome::kReplaced);  // no expiry
+  EXPECT_EQ(cache.deadline(1), kNoExpiry);
+  // Key 2's far deadline keeps the map in use; with it gone, overwrites are quiet again.
+  EXPECT_EQ(cache.put(2, 21, 2h), PutOutcome::kReplaced);
+  EXPECT_EQ(cache.put(2, 22), PutOutcome::kReplaced);
+  advance_with_traffic(cache, days(61));
+  EXPECT_EQ(cache.get(1), 12);
+  EXPECT_EQ(cache.get(2), 22);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 // After a full reclaim cycle size() may skip its scan until the earliest deadline the cycle saw;
 // a far deadline (kept outside the slot) must count among them.
 TEST(CacheLongTtl, SizeNoticesAFarDeadlineAfterAFullReclaimCycle) {
