@@ -532,8 +532,8 @@ class Cache {
       cache_->set_deadline(ref_, deadline);
       return accessed(may_have_grown);
     }
-    // An overwrite is an access for the policy, and the byte budget's when the entry may have
-    // grown.
+    // An overwrite counts as an access for the policy, and meets the byte budget when the entry
+    // may have grown.
     CC_ALWAYS_INLINE PutOutcome accessed(bool may_have_grown) {
       Cache& cache = *cache_;
       cache.policy_.on_access(cache.table_.meta(ref_));
