@@ -571,7 +571,7 @@ class Cache {
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (!ref) return false;
-    const std::size_t segment = ref.segment->index;
+    const std::size_t segment = ref.segment()->index;
     const bool live = erase_counting_expiry(ref, relative_now);
     if (spares_the_sweep(segment, now)) shrink_if_sparse(segment);
     return live;
@@ -864,15 +864,15 @@ class Cache {
   // a branch not taken.
   CC_ALWAYS_INLINE void before_write(const Ref& ref) {
     if (capture_ != nullptr) [[unlikely]]
-      before_write_slow(Table::chunk_of(ref.segment, ref.index));
+      before_write_slow(Table::chunk_of(ref.segment(), ref.index));
   }
   [[gnu::noinline]] void before_write_slow(typename Table::Chunk chunk) {
     if (table_.capture_pending(chunk)) hand_over(chunk);
   }
   [[gnu::noinline]] void before_insert_slow(std::uint64_t h) {
     const typename Table::InsertTarget target = table_.insert_target(h);
-    if (!target.grows) return before_write_slow(Table::chunk_of(target.segment, target.index));
-    hand_over_segment(target.segment->index);
+    if (!target.grows) return before_write_slow(Table::chunk_of(target.segment(), target.index));
+    hand_over_segment(target.segment()->index);
   }
   // Every pending chunk of a segment whose entries are about to move (growth, shrinking).
   void hand_over_segment(std::size_t segment) {

@@ -173,6 +173,11 @@ struct Group {
   std::size_t first;  // the segment's slot index of lane 0: g * 16, a control byte a slot
 
   std::size_t g() const noexcept { return first / kGroupWidth; }
+  // Lane `lane`'s slot index in the segment (g * 16 + lane), from `first` as the slot's address
+  // is: GCC then computes it once (g * 16 + lane beside it cost putSingle 2 instructions).
+  CC_ALWAYS_INLINE std::uint32_t index_of(std::size_t lane) const noexcept {
+    return static_cast<std::uint32_t>(first + lane);
+  }
   // From `first`, as the control bytes' address is (a body's size is a multiple of 16).
   CC_ALWAYS_INLINE Body* body() const noexcept {
     return reinterpret_cast<Body*>(reinterpret_cast<unsigned char*>(bodies) +
@@ -191,6 +196,17 @@ struct Group {
     } else {
       return body()->raw_slot(lane);
     }
+  }
+  // slot(lane), for a lookup that also hands out the lane's index (index_of(lane)): an array of
+  // slots is addressed from that index, so GCC computes g * 16 + lane once (callgrind: getHit
+  // 43 -> 42, putSingle 54 -> 52); bodies with a key column from the lane. Growth's moves keep
+  // slot(lane): this form cost their loops 5-8 % more instructions.
+  CC_ALWAYS_INLINE SlotT* slot_at(std::uint32_t index, std::size_t lane) const noexcept {
+    if constexpr (std::is_empty_v<Keys>)
+      return std::launder(static_cast<SlotT*>(static_cast<void*>(
+          reinterpret_cast<unsigned char*>(bodies) + slot_offset<SlotT>(index))));
+    else
+      return slot(lane);
   }
   Keys& keys() const noexcept { return body()->keys; }
 
@@ -239,6 +255,9 @@ struct Segment {
   // Every group's control bytes, group by group (16-byte aligned).
   Ctrl* ctrl_bytes() noexcept {
     return reinterpret_cast<Ctrl*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
+  }
+  static Segment* of_ctrl(Ctrl* ctrl) noexcept {
+    return reinterpret_cast<Segment*>(reinterpret_cast<unsigned char*>(ctrl) - kHeaderBytes);
   }
   BodyT* bodies() noexcept {
     return reinterpret_cast<BodyT*>(ctrl_bytes() + bodies_offset(group_total));
@@ -318,11 +337,15 @@ class SegmentedTable {
   // A found or inserted entry. Valid until the next insert_absent/reserve/clear or its erase.
   struct Ref {
     SlotType* slot = nullptr;
-    SegmentType* segment = nullptr;
+    // The segment's control bytes, its header just before them: the directory entry's pointer
+    // as a probe has it, so a hit computes no header address for a rare path to use (callgrind,
+    // putSingle 1 instruction).
+    Ctrl* ctrl = nullptr;
     std::uint32_t index = 0;  // group * 16 + lane
 
     explicit operator bool() const noexcept { return slot != nullptr; }
-    SlotId id() const noexcept { return make_slot_id(segment->index, index); }
+    SegmentType* segment() const noexcept { return SegmentType::of_ctrl(ctrl); }
+    SlotId id() const noexcept { return make_slot_id(segment()->index, index); }
   };
 
   explicit SegmentedTable(const Hash& hash = Hash(), const Eq& eq = Eq()) : hash_(hash), eq_(eq) {
@@ -362,7 +385,7 @@ class SegmentedTable {
   // The policy word of a found or inserted entry. With a meta column switched off, a scratch word
   // the owner may read and write but that means nothing (its policy keeps no word).
   CC_ALWAYS_INLINE MetaWord& meta(const Ref& ref) const noexcept {
-    return word_at(ref.segment, ref.index, *ref.slot);
+    return word_at(ref.segment(), ref.index, *ref.slot);
   }
 
   // ---- The meta column (tables whose Meta is MetaColumn<W>) -----------------------------------
@@ -403,11 +426,13 @@ class SegmentedTable {
   }
 
   // Where insert_absent would put a key of hash `h` now: slot `index` (group * 16 + lane) of
-  // `segment`, or `grows` when that segment must grow first (then its entries move).
+  // a segment, or `grows` when that segment must grow first (then its entries move).
   struct InsertTarget {
-    SegmentType* segment;
+    Ctrl* ctrl;  // the segment's control bytes, as in Ref
     std::uint32_t index;
     bool grows;
+
+    SegmentType* segment() const noexcept { return SegmentType::of_ctrl(ctrl); }
   };
 
   template <class Q>
@@ -439,17 +464,17 @@ class SegmentedTable {
       group = entry.group(home_group(h, entry.groups));
       if (tag_matches(GroupCtrl(group.ctrl), h)) prefetch_slot_lines(group);
     }
-    SegmentType* seg = entry.segment();
     for (;;) {
       const GroupCtrl ctrl(group.ctrl);
       for (std::size_t lane : tag_matches(ctrl, h)) {
-        SlotType* slot = group.slot(lane);
+        const std::uint32_t index = group.index_of(lane);
+        SlotType* slot = group.slot_at(index, lane);
         if (holds(group, lane, *slot, key, h)) [[likely]] {
           // A quotient match reads no slot, so GCC could not tell the Ref from a miss without
           // testing it again: 2 instructions a hit (callgrind, getHit with CompactIntHash, 59
           // -> 57). A compared key proves it by the read.
           if (slot == nullptr) __builtin_unreachable();
-          return Ref{slot, seg, static_cast<std::uint32_t>(group.first + lane)};
+          return Ref{slot, entry.ctrl, index};
         }
       }
       if (ctrl.match_empty()) [[likely]]
@@ -464,35 +489,33 @@ class SegmentedTable {
   template <class Q>
   CC_ALWAYS_INLINE Ref find_for_insert(const Q& key, std::uint64_t h) noexcept {
     const DirectoryEntry entry = entry_for(h);
-    SegmentType* seg = entry.segment();
     // The home group first, where nearly every probe ends: what a longer probe keeps track of
     // (the first free slot it passed) then costs the others nothing (putSingle: 81 -> 78
     // instructions; a lambda for the key match below cost 38 more, callgrind).
-    std::size_t g = home_group(h, entry.groups);
-    GroupType group = entry.group(g);
+    GroupType group = entry.group(home_group(h, entry.groups));
     GroupCtrl ctrl(group.ctrl);
     for (std::size_t lane : tag_matches(ctrl, h)) {
-      SlotType* slot = group.slot(lane);
+      const std::uint32_t index = group.index_of(lane);
+      SlotType* slot = group.slot_at(index, lane);
       if (holds(group, lane, *slot, key, h)) [[likely]]
-        return Ref{slot, seg, slot_index(g, lane)};
+        return Ref{slot, entry.ctrl, index};
     }
     // A miss that ends in its home group, as nearly all do, names that group's first free slot
     // without the longer probe's bookkeeping (bm_putStress 3-5 % faster, alternating rounds).
     if (ctrl.match_empty()) [[likely]]
-      return Ref{nullptr, seg, slot_index(g, ctrl.match_empty_or_deleted().lowest())};
+      return Ref{nullptr, entry.ctrl, group.index_of(ctrl.match_empty_or_deleted().lowest())};
     std::uint32_t free_index = kNoFreeSlot;
     for (;;) {
       if (free_index == kNoFreeSlot) {
         const LaneMask free = ctrl.match_empty_or_deleted();
-        if (free) free_index = slot_index(g, free.lowest());
+        if (free) free_index = group.index_of(free.lowest());
       }
-      if (ctrl.match_empty()) return Ref{nullptr, seg, free_index};
-      g = next_group(g, entry.groups);
-      group = entry.group(g);
+      if (ctrl.match_empty()) return Ref{nullptr, entry.ctrl, free_index};
+      group = entry.group(next_group(group.g(), entry.groups));
       ctrl = GroupCtrl(group.ctrl);
       for (std::size_t lane : tag_matches(ctrl, h)) {
         SlotType* slot = group.slot(lane);
-        if (holds(group, lane, *slot, key, h)) return Ref{slot, seg, slot_index(g, lane)};
+        if (holds(group, lane, *slot, key, h)) return Ref{slot, entry.ctrl, group.index_of(lane)};
       }
     }
   }
@@ -514,7 +537,7 @@ class SegmentedTable {
     const std::size_t g = home_group(h, entry.groups);
     const GroupType group = entry.group(g);
     for (std::size_t lane : tag_matches(GroupCtrl(group.ctrl), h))
-      fn(Ref{group.slot(lane), entry.segment(), slot_index(g, lane)});
+      fn(Ref{group.slot(lane), entry.ctrl, slot_index(g, lane)});
   }
 
   // An entry's key: the stored one, or (quotient keys) the one its quotient, tag and segment
@@ -527,7 +550,7 @@ class SegmentedTable {
   }
   // hash(key_of(ref)), which quotient keys give without hashing anything.
   std::uint64_t entry_hash(const Ref& ref) const noexcept {
-    return entry_hash(ref.segment, ref.index / kGroupWidth, ref.index % kGroupWidth);
+    return entry_hash(ref.segment(), ref.index / kGroupWidth, ref.index % kGroupWidth);
   }
 
   // The group count comes from the directory entry, as in find: the segment's header (a line of
@@ -554,7 +577,7 @@ class SegmentedTable {
     for (;;) {
       const InsertTarget target = insert_target(h);
       if (target.grows) {  // at the load limit: grow first
-        grow(target.segment, h, on_move);
+        grow(target.segment(), h, on_move);
         continue;
       }
       return place_new(target, std::forward<Q>(key), std::forward<VArg>(value), h, deadline);
@@ -569,9 +592,9 @@ class SegmentedTable {
   CC_ALWAYS_INLINE Ref insert_at(const Ref& miss, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline, OnMove&& on_move) {
     CC_ASSERT(!miss);
-    const InsertTarget target = miss.segment != nullptr && miss.segment->growth_left != 0
-                                    ? InsertTarget{miss.segment, miss.index, false}
-                                    : target_after_growth(miss.segment, miss.index, h, on_move);
+    const InsertTarget target = miss.ctrl != nullptr && miss.segment()->growth_left != 0
+                                    ? InsertTarget{miss.ctrl, miss.index, false}
+                                    : target_after_growth(miss.ctrl, miss.index, h, on_move);
     return place_new(target, std::forward<Q>(key), std::forward<VArg>(value), h, deadline);
   }
 
@@ -612,13 +635,13 @@ class SegmentedTable {
 
   // Removes the entry; other entries stay where they are.
   void erase_at(Ref ref) noexcept {
-    const GroupType group = ref.segment->group(ref.index / kGroupWidth);
+    const GroupType group = ref.segment()->group(ref.index / kGroupWidth);
     const unsigned lane = ref.index % kGroupWidth;
     const bool group_never_full = static_cast<bool>(GroupCtrl(group.ctrl).match_empty());
     std::destroy_at(ref.slot);
     group.ctrl[lane] = group_never_full ? kEmpty : kDeleted;
-    ref.segment->growth_left += group_never_full ? 1 : 0;
-    --ref.segment->size;
+    ref.segment()->growth_left += group_never_full ? 1 : 0;
+    --ref.segment()->size;
     --size_;
   }
 
@@ -628,7 +651,7 @@ class SegmentedTable {
     const std::uint32_t index = slot_id_slot(id);
     const GroupType group = seg->group(index / kGroupWidth);
     CC_ASSERT(is_full(group.ctrl[index % kGroupWidth]));
-    return Ref{group.slot(index % kGroupWidth), seg, index};
+    return Ref{group.slot(index % kGroupWidth), seg->ctrl_bytes(), index};
   }
 
   // Visits up to `budget` slots from where the last sweep stopped, calling fn(Ref) on each full
@@ -640,7 +663,7 @@ class SegmentedTable {
     return sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
       const GroupType group = seg->group(g);
       for (std::size_t lane : LaneMask(GroupCtrl(group.ctrl).match_full().bits() & lanes))
-        fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
+        fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
     });
   }
 
@@ -666,7 +689,7 @@ class SegmentedTable {
             low = std::min(low, due ? kNoDeadlineInWindow : d);
           }
           for (std::size_t lane : LaneMask(expired))
-            on_expired(Ref{group.slot(lane), seg, slot_index(g, lane)});
+            on_expired(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
         });
     min_live = low;
     return progress;
@@ -687,7 +710,7 @@ class SegmentedTable {
   // Calls fn(const Ref&, MetaWord&) for every entry, with its policy word to rewrite.
   template <class Fn>
   void for_each_with_meta(Fn&& fn) {
-    visit_full([&](const Ref& ref) { fn(ref, word_at(ref.segment, ref.index, *ref.slot)); });
+    visit_full([&](const Ref& ref) { fn(ref, word_at(ref.segment(), ref.index, *ref.slot)); });
   }
 
   // A stateless cursor walk for hosts (Redis's SCAN): visits up to `budget` slots from `cursor`
@@ -712,7 +735,7 @@ class SegmentedTable {
         SegmentType* walked = const_cast<SegmentType*>(seg);
         const GroupType group = walked->group(slot / kGroupWidth);
         if (is_full(group.ctrl[slot % kGroupWidth]))
-          fn(Ref{group.slot(slot % kGroupWidth), walked, slot});
+          fn(Ref{group.slot(slot % kGroupWidth), walked->ctrl_bytes(), slot});
         ++slot;
         ++examined;
       }
@@ -745,7 +768,7 @@ class SegmentedTable {
         const GroupType group = seg->group(g);
         for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) {
           if (!all_match && (entry_hash(seg, g, lane) >> (64 - bits)) != prefix) continue;
-          if (!fn(Ref{group.slot(lane), seg, slot_index(g, lane)})) {
+          if (!fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)})) {
             go_on = false;
             break;
           }
@@ -771,13 +794,14 @@ class SegmentedTable {
       const auto index = static_cast<std::uint32_t>(random) % seg->capacity();
       const GroupType group = seg->group(index / kGroupWidth);
       if (is_full(group.ctrl[index % kGroupWidth]))
-        return Ref{group.slot(index % kGroupWidth), seg, index};
+        return Ref{group.slot(index % kGroupWidth), seg->ctrl_bytes(), index};
     }
     for (std::size_t n = 0; n < segments_.size(); ++n) {
       SegmentType* seg = segments_[(random + n) % segments_.size()];
       for (std::uint32_t i = 0; i < seg->capacity(); ++i) {
         const GroupType group = seg->group(i / kGroupWidth);
-        if (is_full(group.ctrl[i % kGroupWidth])) return Ref{group.slot(i % kGroupWidth), seg, i};
+        if (is_full(group.ctrl[i % kGroupWidth]))
+          return Ref{group.slot(i % kGroupWidth), seg->ctrl_bytes(), i};
       }
     }
     return Ref{};
@@ -929,12 +953,12 @@ class SegmentedTable {
     for (std::uint32_t g = first; g < last; ++g) {
       const GroupType group = seg->group(g);
       for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-        prefetch(Ref{group.slot(lane), seg, slot_index(g, lane)});
+        prefetch(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
     }
     for (std::uint32_t g = first; g < last; ++g) {
       const GroupType group = seg->group(g);
       for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-        fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
+        fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
     }
     if (--capture_left_ == 0) end_capture();
     return std::size_t{last - first} * kGroupWidth;
@@ -953,10 +977,7 @@ class SegmentedTable {
       return {seg->ctrl_bytes(), seg->group_total,
               static_cast<std::uint32_t>(SegmentType::bodies_offset(seg->group_total))};
     }
-    SegmentType* segment() const noexcept {
-      return reinterpret_cast<SegmentType*>(reinterpret_cast<unsigned char*>(ctrl) -
-                                            SegmentType::kHeaderBytes);
-    }
+    SegmentType* segment() const noexcept { return SegmentType::of_ctrl(ctrl); }
     // 16 bytes, so GCC keeps a copy in two registers (with a third word, entry_for's copy went
     // through the stack: putSingle 71 -> 79 instructions).
     CC_ALWAYS_INLINE GroupType group(std::size_t g) const noexcept {
@@ -1354,7 +1375,7 @@ class SegmentedTable {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         const GroupType group = seg->group(g);
         for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-          fn(Ref{group.slot(lane), seg, slot_index(g, lane)});
+          fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
       }
     }
   }
@@ -1429,16 +1450,16 @@ class SegmentedTable {
   // spent, so a new key reads its control byte once, in place_new (2 instructions fewer).
   static InsertTarget target_at(SegmentType* seg, std::uint32_t index) noexcept {
     if (seg->growth_left != 0) [[likely]]
-      return {seg, index, false};
+      return {seg->ctrl_bytes(), index, false};
     const bool claims_empty = seg->group(index / kGroupWidth).ctrl[index % kGroupWidth] == kEmpty;
-    return {seg, index, claims_empty};
+    return {seg->ctrl_bytes(), index, claims_empty};
   }
 
   // Stores a new entry in the free slot `target` names (growth not needed).
   template <class Q, class VArg>
   CC_ALWAYS_INLINE Ref place_new(const InsertTarget& target, Q&& key, VArg&& value, std::uint64_t h,
                                  StoredDeadline deadline) {
-    SegmentType* seg = target.segment;
+    SegmentType* seg = target.segment();
     const DirectoryEntry place = DirectoryEntry::of(seg);
     Ctrl& ctrl = place.ctrl_at(target.index);
     const bool claims_empty = ctrl == kEmpty;
@@ -1462,7 +1483,7 @@ class SegmentedTable {
     if (claims_empty) --seg->growth_left;
     ++seg->size;
     ++size_;
-    return Ref{slot, seg, target.index};
+    return Ref{slot, target.ctrl, target.index};
   }
 
   // A fresh segment that growth moves entries into, and how many lanes of each of its groups the
@@ -1533,18 +1554,18 @@ class SegmentedTable {
   // on_move by value (a closure of references), so nothing of the caller's has to sit in memory
   // for it: the stores that did so ran on every new key (callgrind, putReserved 108.7 -> 103.7).
   template <class OnMove>
-  [[gnu::noinline]] InsertTarget target_after_growth(SegmentType* seg, std::uint32_t index,
+  [[gnu::noinline]] InsertTarget target_after_growth(Ctrl* ctrl, std::uint32_t index,
                                                      std::uint64_t h, OnMove on_move) {
     static_assert(std::is_trivially_copyable_v<OnMove> && sizeof(OnMove) <= 2 * sizeof(void*),
                   "on_move is passed by value: a closure of a pointer or two (references)");
-    if (seg != nullptr) {
-      const InsertTarget target = target_at(seg, index);
+    if (ctrl != nullptr) {
+      const InsertTarget target = target_at(SegmentType::of_ctrl(ctrl), index);
       if (!target.grows) return target;  // a tombstone: claimed without growth
     }
     for (;;) {
       const InsertTarget target = insert_target(h);
       if (!target.grows) return target;
-      grow(target.segment, h, on_move);
+      grow(target.segment(), h, on_move);
     }
   }
 

@@ -342,8 +342,8 @@ TEST(SegmentedTable, BodiesOfWholeCacheLinesStartOnALineInSegmentsOfEverySize) {
       const auto bodies = reinterpret_cast<std::uintptr_t>(ref.slot) -
                           std::uintptr_t{ref.index} * sizeof(IntTable::SlotType);
       ASSERT_EQ(bodies % IntTable::SegmentType::kCacheLine, 0u)
-          << "key " << k << " in a segment of " << ref.segment->group_count() << " groups";
-      group_counts.insert(ref.segment->group_count());
+          << "key " << k << " in a segment of " << ref.segment()->group_count() << " groups";
+      group_counts.insert(ref.segment()->group_count());
     }
   }
   std::set<std::uint32_t> residues;
@@ -748,8 +748,8 @@ TEST(SegmentedTable, APooledSegmentGrowsAndSplitsInItsOwnReservation) {
   // Segment 0 keeps the lower half of each of its splits.
   const auto segment_zero = [&] {
     for (const auto& [k, id] : where)
-      if (slot_id_segment(id) == 0) return table.at(id).segment;
-    return static_cast<decltype(table.at(0).segment)>(nullptr);
+      if (slot_id_segment(id) == 0) return table.at(id).segment();
+    return static_cast<decltype(table.at(0).segment())>(nullptr);
   };
   const auto* const first = segment_zero();
   ASSERT_NE(first, nullptr);
@@ -788,7 +788,7 @@ void expect_refits_under_the_load_limit(Table& table, KeyOf key_of, int keys, in
   for (std::size_t s = 0; s < table.segment_count(); ++s)
     if (table.is_loose(s) || table.is_sparse(s)) table.shrink(s, kIgnoreMoves);
   std::vector<std::size_t> entries(table.segment_count());
-  for (const int i : kept) ++entries[table.find(key_of(i), table.hash(key_of(i))).segment->index];
+  for (const int i : kept) ++entries[table.find(key_of(i), table.hash(key_of(i))).segment()->index];
   for (std::size_t s = 0; s < table.segment_count(); ++s)
     ASSERT_LT(entries[s], Table::max_growth(table.segment_capacity(s)))
         << "segment " << s << " of " << keys << " keys keeping " << keep_percent << " %";
@@ -920,7 +920,7 @@ TEST(SegmentedTable, ASegmentAtFullDepthGrowsToWhatASlotIdNamesAndNoFurther) {
     for (std::size_t i = first; i + 1 < live.size(); ++i)
       table.erase_at(table.find(live[i], live[i]));
     live.erase(live.begin() + static_cast<std::ptrdiff_t>(first), live.end() - 1);
-    const std::size_t index = table.find(live.back(), live.back()).segment->index;
+    const std::size_t index = table.find(live.back(), live.back()).segment()->index;
     ASSERT_TRUE(table.is_sparse(index));
     table.shrink(index, kIgnoreMoves);
   }
