@@ -8,8 +8,9 @@
 //      between reads (think time), so prefetches land before their read. Per pattern, prefetch off,
 //      on at depth 1 (the key's successors only) and on with read-ahead (--depth; by default the
 //      library's default depth, which `prefetch.enabled` alone gives), plain and bundled: miss
-//      ratio, backend loads, prefetch accuracy (used / issued), wall time of --reads reads,
-//      speed-up (off / on).
+//      ratio as Caffeine counts it (gets that ran a load), the share of gets that waited for any
+//      load (theirs, or a prefetch in flight that they joined), backend loads, prefetch accuracy
+//      (used / issued), wall time of --reads reads, speed-up (off / on).
 //      Before measuring, --warmup reads at zero latency teach the model and fill the cache: the
 //      measured reads are the steady state of an application that has been running.
 //   2. Traces (../shared/data/traces when present; one line says so when absent): each trace
@@ -150,7 +151,8 @@ T median(std::vector<T> values) {
 using PatternCache = LoadingCache<Key, Key, Lru>;
 
 struct RunScore {
-  double miss_ratio = 0;  // %: gets that waited for a load (their own, or a prefetch in flight)
+  double miss_ratio = 0;  // %: gets that ran a load (LoadingStats::misses, Caffeine's count)
+  double waited = 0;      // %: gets that waited for a load, their own or one they joined
   double loads = 0;       // keys loaded during the measured reads (prefetches included)
   double calls = 0;       // backend calls for them (a bulk call loads several keys)
   double issued = 0;
@@ -220,6 +222,7 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, cons
   RunScore score;
   const std::uint64_t gets = (after.hits + after.misses) - (before.hits + before.misses);
   score.miss_ratio = percent(after.misses - before.misses, gets);
+  score.waited = percent((after.misses + after.joins) - (before.misses + before.joins), gets);
   score.loads = static_cast<double>(after.loads - before.loads);
   score.calls = static_cast<double>(calls.load() - calls_before);
   score.issued = static_cast<double>(after.prefetches_issued - before.prefetches_issued);
@@ -230,18 +233,19 @@ RunScore run_pattern(const Args& args, Pattern pattern, std::uint64_t seed, cons
 }
 
 RunScore median_run(const Args& args, Pattern pattern, const Workload& work, PrefetchMode mode) {
-  std::vector<double> miss, loads, calls, issued, accuracy, seconds;
+  std::vector<double> miss, waited, loads, calls, issued, accuracy, seconds;
   for (int rep = 0; rep < args.reps; ++rep) {
     const RunScore s =
         run_pattern(args, pattern, args.seed + static_cast<std::uint64_t>(rep), work, mode);
     miss.push_back(s.miss_ratio);
+    waited.push_back(s.waited);
     loads.push_back(s.loads);
     calls.push_back(s.calls);
     issued.push_back(s.issued);
     accuracy.push_back(s.accuracy);
     seconds.push_back(s.seconds);
   }
-  return {median(miss),   median(loads),    median(calls),
+  return {median(miss),   median(waited),   median(loads),  median(calls),
           median(issued), median(accuracy), median(seconds)};
 }
 
@@ -250,25 +254,27 @@ void pattern_table(const Args& args, const Workload& work) {
               work.latency_ms, static_cast<unsigned long long>(work.reads), work.think_ms,
               args.reps);
   std::printf(
-      "| pattern | prefetch | miss ratio | change | keys loaded | backend calls | issued | "
-      "accuracy | time (s) | speed-up |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| pattern | prefetch | miss ratio | change | waited | change | keys loaded | backend calls "
+      "| issued | accuracy | time (s) | speed-up |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Pattern pattern : kAllPatterns) {
     const RunScore off = median_run(args, pattern, work, {});
-    std::printf("| %s | off | %.1f %% | | %.0f | %.0f | | | %.2f | |\n",
-                std::string(pattern_name(pattern)).c_str(), off.miss_ratio, off.loads, off.calls,
-                off.seconds);
+    std::printf("| %s | off | %.1f %% | | %.1f %% | | %.0f | %.0f | | | %.2f | |\n",
+                std::string(pattern_name(pattern)).c_str(), off.miss_ratio, off.waited, off.loads,
+                off.calls, off.seconds);
     std::vector<PrefetchMode> modes = {{.depth = 1}};
     if (args.depth > 1) modes.push_back({.depth = args.depth});
     modes.push_back({.depth = args.depth, .bundle = true});
     for (const PrefetchMode mode : modes) {
       const RunScore on = median_run(args, pattern, work, mode);
       std::printf(
-          "| %s | on, depth %zu%s%s | %.1f %% | %+.1f pt | %.0f | %.0f | %.0f | %.1f %% | %.2f | "
-          "%.2fx |\n",
+          "| %s | on, depth %zu%s%s | %.1f %% | %+.1f pt | %.1f %% | %+.1f pt | %.0f | %.0f | %.0f "
+          "| %.1f %% | %.2f | %.2fx |\n",
           std::string(pattern_name(pattern)).c_str(), mode.depth,
           mode.depth == PrefetchOptions{}.depth ? " (default)" : "", mode.bundle ? ", bundled" : "",
-          on.miss_ratio, on.miss_ratio - off.miss_ratio, on.loads, on.calls, on.issued, on.accuracy,
-          on.seconds, on.seconds > 0 ? off.seconds / on.seconds : 0.0);
+          on.miss_ratio, on.miss_ratio - off.miss_ratio, on.waited, on.waited - off.waited,
+          on.loads, on.calls, on.issued, on.accuracy, on.seconds,
+          on.seconds > 0 ? off.seconds / on.seconds : 0.0);
     }
     std::fflush(stdout);
   }

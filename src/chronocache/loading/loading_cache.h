@@ -481,14 +481,15 @@ class LoadingCache {
     ++stripe.counters.extra_lookups;
     std::optional<Entry> again = cache_.get(key);
     if (again && !is_stale(*again, now)) return Lookup{.found = std::move(again)};
-    ++stripe.counters.misses;
     if (auto it = stripe.flights.find(key); it != stripe.flights.end()) {
+      ++stripe.counters.joins;
       Flight& flight = *it->second;
       if (flight.kind == detail::FlightKind::kPrefetch && !flight.waited_on)
         ++stripe.counters.prefetches_used;
       flight.waited_on = true;
       return Lookup{.joined = flight.result};
     }
+    ++stripe.counters.misses;
     // `again` is the stale entry (adaptive), if any: the reload compares against it.
     auto flight = std::make_unique<Flight>(detail::FlightKind::kLoad, std::move(again), now);
     stripe.flights.emplace(key, flight.get());

@@ -12,8 +12,12 @@
 namespace chronocache {
 
 struct LoadingStats {
-  std::uint64_t hits = 0;    // gets (and get_all keys) answered from the cache, negatives included
-  std::uint64_t misses = 0;  // gets that waited for a load (ran it, or joined one in flight)
+  // As Caffeine counts them: a get that ran a load is a miss, and one that waited for a load
+  // another started (a get's, a refresh's or a prefetch's) is a hit, as Caffeine's waiter on
+  // another thread's computation is. `joins` counts the latter apart.
+  std::uint64_t hits = 0;    // gets (and get_all keys) answered without a load of their own
+  std::uint64_t misses = 0;  // gets that ran a load, and get_if_present calls that found nothing
+  std::uint64_t joins = 0;   // hits that waited for a load in flight: misses + joins waited
 
   std::uint64_t loads = 0;           // loader answers: successes + not_found + failures
   std::uint64_t load_successes = 0;  // ... with a value
@@ -44,6 +48,7 @@ namespace detail {
 // One stripe's share of LoadingStats: plain counters under the stripe's mutex.
 struct LoadingCounters {
   std::uint64_t misses = 0;
+  std::uint64_t joins = 0;
   std::uint64_t extra_lookups = 0;  // our own re-reads of the ShardedCache (not gets)
   std::uint64_t loads = 0;
   std::uint64_t load_successes = 0;
@@ -64,6 +69,7 @@ struct LoadingCounters {
 
   void add_to(LoadingStats& out) const noexcept {
     out.misses += misses;
+    out.joins += joins;
     out.loads += loads;
     out.load_successes += load_successes;
     out.load_not_found += load_not_found;
