@@ -17,7 +17,7 @@ struct LoadingStats {
   // another thread's computation is. `joins` counts the latter apart.
   std::uint64_t hits = 0;    // gets (and get_all keys) answered without a load of their own
   std::uint64_t misses = 0;  // gets that ran a load, and get_if_present calls that found nothing
-  std::uint64_t joins = 0;   // hits that waited for a load in flight: misses + joins waited
+  std::uint64_t joins = 0;   // hits that waited for a load in flight (misses + joins: all waits)
 
   std::uint64_t loads = 0;           // loader answers: successes + not_found + failures
   std::uint64_t load_successes = 0;  // ... with a value

@@ -256,6 +256,7 @@ struct Segment {
   Ctrl* ctrl_bytes() noexcept {
     return reinterpret_cast<Ctrl*>(reinterpret_cast<unsigned char*>(this) + kHeaderBytes);
   }
+  // The segment whose control bytes start at `ctrl` (what a Ref and a directory entry hold).
   static Segment* of_ctrl(Ctrl* ctrl) noexcept {
     return reinterpret_cast<Segment*>(reinterpret_cast<unsigned char*>(ctrl) - kHeaderBytes);
   }
@@ -337,9 +338,9 @@ class SegmentedTable {
   // A found or inserted entry. Valid until the next insert_absent/reserve/clear or its erase.
   struct Ref {
     SlotType* slot = nullptr;
-    // The segment's control bytes, its header just before them: the directory entry's pointer
-    // as a probe has it, so a hit computes no header address for a rare path to use (callgrind,
-    // putSingle 1 instruction).
+    // The segment's control bytes, its header just before them (null in a Ref{}, which names
+    // no slot): the directory entry's pointer as a probe has it, so a hit computes no header
+    // address for a rare path to use (callgrind, putSingle 1 instruction).
     Ctrl* ctrl = nullptr;
     std::uint32_t index = 0;  // group * 16 + lane
 
