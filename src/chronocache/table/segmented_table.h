@@ -537,8 +537,7 @@ class SegmentedTable {
     const DirectoryEntry entry = entry_for(h);
     const std::size_t g = home_group(h, entry.groups);
     const GroupType group = entry.group(g);
-    for (std::size_t lane : tag_matches(GroupCtrl(group.ctrl), h))
-      fn(Ref{group.slot(lane), entry.ctrl, slot_index(g, lane)});
+    for (std::size_t lane : tag_matches(GroupCtrl(group.ctrl), h)) fn(ref_of(group, lane));
   }
 
   // An entry's key: the stored one, or (quotient keys) the one its quotient, tag and segment
@@ -652,7 +651,7 @@ class SegmentedTable {
     const std::uint32_t index = slot_id_slot(id);
     const GroupType group = seg->group(index / kGroupWidth);
     CC_ASSERT(is_full(group.ctrl[index % kGroupWidth]));
-    return Ref{group.slot(index % kGroupWidth), seg->ctrl_bytes(), index};
+    return ref_of(group, index % kGroupWidth);
   }
 
   // Visits up to `budget` slots from where the last sweep stopped, calling fn(Ref) on each full
@@ -664,7 +663,7 @@ class SegmentedTable {
     return sweep_groups(budget, [&](SegmentType* seg, std::uint32_t g, std::uint32_t lanes) {
       const GroupType group = seg->group(g);
       for (std::size_t lane : LaneMask(GroupCtrl(group.ctrl).match_full().bits() & lanes))
-        fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
+        fn(ref_of(group, lane));
     });
   }
 
@@ -689,8 +688,7 @@ class SegmentedTable {
             expired |= std::uint32_t{due} << lane;
             low = std::min(low, due ? kNoDeadlineInWindow : d);
           }
-          for (std::size_t lane : LaneMask(expired))
-            on_expired(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
+          for (std::size_t lane : LaneMask(expired)) on_expired(ref_of(group, lane));
         });
     min_live = low;
     return progress;
@@ -735,8 +733,7 @@ class SegmentedTable {
       while (slot < seg->capacity() && examined < budget) {
         SegmentType* walked = const_cast<SegmentType*>(seg);
         const GroupType group = walked->group(slot / kGroupWidth);
-        if (is_full(group.ctrl[slot % kGroupWidth]))
-          fn(Ref{group.slot(slot % kGroupWidth), walked->ctrl_bytes(), slot});
+        if (is_full(group.ctrl[slot % kGroupWidth])) fn(ref_of(group, slot % kGroupWidth));
         ++slot;
         ++examined;
       }
@@ -769,7 +766,7 @@ class SegmentedTable {
         const GroupType group = seg->group(g);
         for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) {
           if (!all_match && (entry_hash(seg, g, lane) >> (64 - bits)) != prefix) continue;
-          if (!fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)})) {
+          if (!fn(ref_of(group, lane))) {
             go_on = false;
             break;
           }
@@ -794,15 +791,13 @@ class SegmentedTable {
       SegmentType* seg = directory_[directory_index(random)].segment();
       const auto index = static_cast<std::uint32_t>(random) % seg->capacity();
       const GroupType group = seg->group(index / kGroupWidth);
-      if (is_full(group.ctrl[index % kGroupWidth]))
-        return Ref{group.slot(index % kGroupWidth), seg->ctrl_bytes(), index};
+      if (is_full(group.ctrl[index % kGroupWidth])) return ref_of(group, index % kGroupWidth);
     }
     for (std::size_t n = 0; n < segments_.size(); ++n) {
       SegmentType* seg = segments_[(random + n) % segments_.size()];
       for (std::uint32_t i = 0; i < seg->capacity(); ++i) {
         const GroupType group = seg->group(i / kGroupWidth);
-        if (is_full(group.ctrl[i % kGroupWidth]))
-          return Ref{group.slot(i % kGroupWidth), seg->ctrl_bytes(), i};
+        if (is_full(group.ctrl[i % kGroupWidth])) return ref_of(group, i % kGroupWidth);
       }
     }
     return Ref{};
@@ -953,13 +948,11 @@ class SegmentedTable {
     const std::uint32_t last = std::min(first + chunk_groups(seg), seg->group_count());
     for (std::uint32_t g = first; g < last; ++g) {
       const GroupType group = seg->group(g);
-      for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-        prefetch(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
+      for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) prefetch(ref_of(group, lane));
     }
     for (std::uint32_t g = first; g < last; ++g) {
       const GroupType group = seg->group(g);
-      for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-        fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
+      for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) fn(ref_of(group, lane));
     }
     if (--capture_left_ == 0) end_capture();
     return std::size_t{last - first} * kGroupWidth;
@@ -1090,6 +1083,11 @@ class SegmentedTable {
   }
   static std::uint32_t slot_index(std::size_t group, std::size_t lane) noexcept {
     return static_cast<std::uint32_t>(group * kGroupWidth + lane);
+  }
+  // The Ref of lane `lane` of `group` (its segment's control bytes lie `first` bytes before the
+  // group's own).
+  static Ref ref_of(const GroupType& group, std::size_t lane) noexcept {
+    return Ref{group.slot(lane), group.ctrl - group.first, group.index_of(lane)};
   }
   // Whether `slot`, lane `lane` of `group`, whose tag matched `h`'s, holds `key`: the stored key
   // compared, or (quotient keys) the stored quotient, which with the tag and the segment is the
@@ -1375,8 +1373,7 @@ class SegmentedTable {
     for (SegmentType* seg : segments_) {
       for (std::uint32_t g = 0; g < seg->group_count(); ++g) {
         const GroupType group = seg->group(g);
-        for (std::size_t lane : GroupCtrl(group.ctrl).match_full())
-          fn(Ref{group.slot(lane), seg->ctrl_bytes(), slot_index(g, lane)});
+        for (std::size_t lane : GroupCtrl(group.ctrl).match_full()) fn(ref_of(group, lane));
       }
     }
   }
