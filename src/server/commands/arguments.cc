@@ -9,32 +9,6 @@
 
 namespace chronocached {
 
-std::optional<std::int64_t> parse_int64(std::string_view text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  if (text.size() == 1 && text[0] == '0') return 0;
-  std::size_t i = 0;
-  const bool negative = text[0] == '-';
-  if (negative) {
-    i = 1;
-    if (text.size() == 1) return std::nullopt;
-  }
-  if (text[i] < '1' || text[i] > '9') return std::nullopt;  // no leading zeros, no "-0"
-  std::uint64_t value = 0;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  if (negative) {
-    if (value > static_cast<std::uint64_t>(INT64_MAX) + 1) return std::nullopt;
-    return static_cast<std::int64_t>(0 - value);
-  }
-  if (value > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
-  return static_cast<std::int64_t>(value);
-}
-
 std::optional<long double> parse_long_double(std::string_view text) {
   char buf[5 * 1024];  // Redis's MAX_LONG_DOUBLE_CHARS
   if (text.empty() || text.size() >= sizeof(buf)) return std::nullopt;

@@ -6,13 +6,10 @@
 #include <optional>
 #include <string_view>
 
-#include "server/base/ascii.h"  // iequals, for option names
+#include "server/base/ascii.h"       // iequals, for option names
+#include "server/base/int64_text.h"  // parse_int64
 
 namespace chronocached {
-
-// Redis's string2ll: an optional '-', decimal digits, no '+', no spaces, no leading zeros
-// (except "0" itself), within int64.
-std::optional<std::int64_t> parse_int64(std::string_view text);
 
 // Redis's string2ld, exactly (INCRBYFLOAT): strtold over the whole text, no leading space, not
 // NaN, no overflow to infinity or underflow to zero (a subnormal result is taken).

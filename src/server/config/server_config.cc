@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <system_error>
 
 #include "server/base/ascii.h"
+#include "server/base/int64_text.h"
 #include "server/config/maxmemory_policy.h"
 
 namespace chronocached {
@@ -25,11 +27,18 @@ std::optional<long long> parse_integer(std::string_view text) {
   return value;
 }
 
+// A parsed memory value as the config stores it: int64, which no real limit passes.
+long long capped_memory(unsigned long long bytes) {
+  return static_cast<long long>(
+      std::min<unsigned long long>(bytes, std::numeric_limits<long long>::max()));
+}
+
+// An integer config, read as Redis reads one (string2ll: no "-0", "007" or "+1").
 template <auto Member, long long Min, long long Max>
 ConfigParam integer_param(std::string_view name, bool runtime) {
   return ConfigParam{name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
                      [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
-                       const auto n = parse_integer(v);
+                       const auto n = parse_int64(v);
                        if (!n) return std::string("argument couldn't be parsed into an integer");
                        if (*n < Min || *n > Max)
                          return "argument must be between " + std::to_string(Min) + " and " +
@@ -40,13 +49,19 @@ ConfigParam integer_param(std::string_view name, bool runtime) {
                      runtime};
 }
 
-template <auto Member>
+// A memory config within Redis's bounds for it. Min keeps a value from disabling the server:
+// proto-max-bulk-len 0 would refuse every request, PING included, on every connection. Max is
+// Redis's too; the stored value is capped at the int64 maximum, which no budget reaches.
+template <auto Member, unsigned long long Min, unsigned long long Max>
 ConfigParam memory_param(std::string_view name, bool runtime) {
   return ConfigParam{name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
                      [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
                        const auto n = parse_memory(v);
                        if (!n) return std::string("argument must be a memory value");
-                       c.*Member = *n;
+                       if (*n < Min || *n > Max)
+                         return "argument must be between " + std::to_string(Min) + " and " +
+                                std::to_string(Max) + " inclusive";
+                       c.*Member = capped_memory(*n);
                        return std::nullopt;
                      },
                      runtime};
@@ -151,7 +166,7 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
   if (words.size() == 1) {
     const auto hard = parse_memory(words[0]);
     if (!hard) return std::string("argument must be a memory value");
-    c.client_output_buffer_limit = *hard;
+    c.client_output_buffer_limit = capped_memory(*hard);
     return std::nullopt;
   }
   if (words.empty() || words.size() % 4 != 0)
@@ -177,8 +192,8 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
     if (!hard || !soft || !seconds || *seconds < 0)
       return std::string(
           "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
-    *target[0] = *hard;
-    *target[1] = *soft;
+    *target[0] = capped_memory(*hard);
+    *target[1] = capped_memory(*soft);
     *target[2] = *seconds;
   }
   c = std::move(updated);
@@ -267,6 +282,11 @@ ConfigParam protect(ConfigParam param) {
   return param;
 }
 
+// Redis's bounds for memory configs (config.c): a MiB, LONG_MAX and ULLONG_MAX.
+constexpr unsigned long long kMiB = 1024 * 1024;
+constexpr unsigned long long kInt64Max = std::numeric_limits<long long>::max();
+constexpr unsigned long long kUint64Max = std::numeric_limits<unsigned long long>::max();
+
 const std::vector<ConfigParam>& params() {
   static const std::vector<ConfigParam> table = {
       integer_param<&ServerConfig::port, 0, 65535>("port", false),
@@ -277,22 +297,24 @@ const std::vector<ConfigParam>& params() {
       integer_param<&ServerConfig::maxclients, 1, 1000000>("maxclients", true),
       integer_param<&ServerConfig::timeout, 0, 2147483647>("timeout", true),
       integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
-      memory_param<&ServerConfig::proto_max_bulk_len>("proto-max-bulk-len", true),
-      memory_param<&ServerConfig::client_query_buffer_limit>("client-query-buffer-limit", true),
+      memory_param<&ServerConfig::proto_max_bulk_len, kMiB, kInt64Max>("proto-max-bulk-len", true),
+      memory_param<&ServerConfig::client_query_buffer_limit, kMiB, kInt64Max>(
+          "client-query-buffer-limit", true),
       ConfigParam{"client-output-buffer-limit", get_output_limits, set_output_limits, true},
       integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
       integer_param<&ServerConfig::hz, 1, 500>("hz", true),
       integer_param<&ServerConfig::threads, 0, 1024>("threads", false),
       integer_param<&ServerConfig::threads, 0, 1024>("io-threads", false),  // Redis's name
       bool_param<&ServerConfig::realtime_loops>("realtime-loops", false),
-      memory_param<&ServerConfig::maxmemory>("maxmemory", true),
+      memory_param<&ServerConfig::maxmemory, 0, kUint64Max>("maxmemory", true),
       ConfigParam{"maxmemory-policy", [](const ServerConfig& c) { return c.maxmemory_policy; },
                   set_maxmemory_policy, true},
       integer_param<&ServerConfig::maxmemory_samples, 1, 2147483647>("maxmemory-samples", true),
       integer_param<&ServerConfig::maxmemory_eviction_tenacity, 0, 100>(
           "maxmemory-eviction-tenacity", true),
       bool_param<&ServerConfig::activedefrag>("activedefrag", true),
-      memory_param<&ServerConfig::active_defrag_ignore_bytes>("active-defrag-ignore-bytes", true),
+      memory_param<&ServerConfig::active_defrag_ignore_bytes, 1, kInt64Max>(
+          "active-defrag-ignore-bytes", true),
       integer_param<&ServerConfig::active_defrag_threshold_lower, 0, 1000>(
           "active-defrag-threshold-lower", true),
       integer_param<&ServerConfig::slowlog_log_slower_than, -1, 9223372036854775807LL>(
@@ -371,14 +393,12 @@ const ConfigParam* find_config_param(std::string_view name) {
   return nullptr;
 }
 
-std::optional<long long> parse_memory(std::string_view text) {
+std::optional<unsigned long long> parse_memory(std::string_view text) {
+  // memtoull: digits (none reads as 0), then a unit; a sign of either kind is refused.
   std::size_t digits = 0;
-  if (!text.empty() && text[0] == '-') digits = 1;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  const auto number = parse_integer(text.substr(0, digits));
-  if (!number) return std::nullopt;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   const std::string_view unit = text.substr(digits);
-  long long multiplier = 1;
+  unsigned long long multiplier = 1;
   if (unit.empty() || iequals(unit, "b")) {
     multiplier = 1;
   } else if (iequals(unit, "k")) {
@@ -390,14 +410,22 @@ std::optional<long long> parse_memory(std::string_view text) {
   } else if (iequals(unit, "mb")) {
     multiplier = 1024 * 1024;
   } else if (iequals(unit, "g")) {
-    multiplier = 1000LL * 1000 * 1000;
+    multiplier = 1000ULL * 1000 * 1000;
   } else if (iequals(unit, "gb")) {
-    multiplier = 1024LL * 1024 * 1024;
+    multiplier = 1024ULL * 1024 * 1024;
   } else {
     return std::nullopt;
   }
-  if (*number < 0) return std::nullopt;
-  return *number * multiplier;
+  // strtoull saturates at the uint64 maximum, and so does the product here (Redis's wraps).
+  constexpr unsigned long long kSaturated = std::numeric_limits<unsigned long long>::max();
+  unsigned long long number = 0;
+  for (std::size_t i = 0; i < digits; ++i) {
+    const auto digit = static_cast<unsigned long long>(text[i] - '0');
+    if (number > (kSaturated - digit) / 10) return kSaturated;
+    number = number * 10 + digit;
+  }
+  unsigned long long bytes = 0;
+  return __builtin_mul_overflow(number, multiplier, &bytes) ? kSaturated : bytes;
 }
 
 std::optional<std::vector<std::string>> split_config_line(std::string_view line) {

@@ -136,8 +136,9 @@ std::vector<SavePoint> save_points(const ServerConfig& config);
 // The snapshot file: dir/dbfilename.
 std::string snapshot_path(const ServerConfig& config);
 
-// "1gb" -> 1073741824, as Redis's memtoull (b, k, kb, m, mb, g, gb; case-insensitive).
-std::optional<long long> parse_memory(std::string_view text);
+// "1gb" -> 1073741824, as Redis's memtoull (b, k, kb, m, mb, g, gb; case-insensitive): no sign,
+// no blanks, no fractions; "" and a bare unit read as 0; past the uint64 maximum, that maximum.
+std::optional<unsigned long long> parse_memory(std::string_view text);
 
 struct ConfigLoad {
   ServerConfig config;
