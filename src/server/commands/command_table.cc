@@ -116,14 +116,13 @@ void count_error(ServerState& server, std::string_view text) {
 }
 
 // A command refused before it ran. Inside MULTI it dooms the transaction; a refused EXEC
-// discards it and says why, as Redis does ("ERR " dropped, other codes kept).
+// discards it, unwatches every key and says why, as Redis does ("ERR " dropped, other codes
+// kept).
 void reject(CommandContext& ctx, const ResolvedCommand* command, std::string_view text) {
   if (ctx.client.in_multi) ctx.client.multi_error = true;
   if (command != nullptr) ++stats_of(ctx.server.stats, command->ordinal).rejected_calls;
   if (command != nullptr && command->top->name == "exec") {
-    ctx.client.in_multi = false;
-    ctx.client.multi_error = false;
-    ctx.client.queued.clear();
+    leave_multi(ctx);  // Redis's discardTransaction: the watches go with the queue
     const std::string why = errors::exec_abort_because(text);
     ctx.reply.error(why);
     count_error(ctx.server, why);
