@@ -73,6 +73,8 @@ inline constexpr std::string_view kLcsIdxAndLen =
 inline constexpr std::string_view kLcsTooLong = "ERR String too long for LCS";
 inline constexpr std::string_view kLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
+inline constexpr std::string_view kLcsOverProtoMaxBulkLen =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
 
 // TTL
 inline constexpr std::string_view kExpireNxXxGtLt =

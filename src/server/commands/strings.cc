@@ -43,11 +43,12 @@ using chronocache::Duration;
 // configured higher; past this we refuse with Redis's error.
 constexpr std::uint64_t kMaxStringBytes = Blob::kMaxBytes;
 
-// LCS fills an (N+1) x (M+1) table of 32-bit lengths (lcs.h). Redis allocates whatever malloc
-// grants and refuses only when that fails; we refuse past 512 MiB of table (2^27 cells, two
-// strings of about 11,500 bytes; the size of Redis's largest string), with Redis's error, so one
-// command can neither exhaust memory nor stall the event loop for much more than a second (the
-// time Redis itself takes to fill such a table).
+// LCS fills an (N+1) x (M+1) table of 32-bit lengths (lcs.h). Redis refuses a table larger than
+// proto-max-bulk-len, and one that malloc does not grant; we refuse past 512 MiB of table too
+// (2^27 cells, two strings of about 11,500 bytes; the default proto-max-bulk-len) with Redis's
+// allocation error, whatever proto-max-bulk-len says, so one command can neither exhaust memory
+// nor stall the event loop for much more than a second (the time Redis itself takes to fill
+// such a table).
 constexpr std::uint64_t kMaxLcsCells = std::uint64_t{1} << 27;
 
 // ---- Lookup ---------------------------------------------------------------------------------
@@ -520,6 +521,14 @@ void lcs(CommandContext& ctx) {
   if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1)
     return ctx.reply.error(errors::kLcsTooLong);
 
+  // Both below 2^32, so the cell count fits; its size in bytes may not (Redis then reports the
+  // allocation's failure, as here).
+  const std::uint64_t cells = std::uint64_t{a.size() + 1} * (b.size() + 1);
+  std::uint64_t table_bytes = 0;
+  if (__builtin_mul_overflow(cells, sizeof(std::uint32_t), &table_bytes))
+    return ctx.reply.error(errors::kLcsNoMemory);
+  if (table_bytes > static_cast<std::uint64_t>(ctx.server.config.proto_max_bulk_len))
+    return ctx.reply.error(errors::kLcsOverProtoMaxBulkLen);
   const auto table = LcsTable::compute(a, b, kMaxLcsCells);
   if (!table) return ctx.reply.error(errors::kLcsNoMemory);
   if (want_len) return ctx.reply.integer(table->length());
