@@ -13,6 +13,7 @@
 
 #include "server/cluster/cluster_config_file.h"
 #include "server/commands/arguments.h"
+#include "server/commands/command_keys.h"
 #include "server/commands/errors.h"
 
 namespace chronocached {
@@ -492,6 +493,7 @@ void cluster_failover(CommandContext& ctx) {
 }
 
 void cluster_help(CommandContext& ctx) {
+  if (!cluster_or_reply(ctx)) return;  // Redis answers no CLUSTER subcommand, HELP included
   // Redis 7.0's text, line for line: every subcommand it lists is answered here.
   static constexpr std::string_view kLines[] = {
       "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -897,26 +899,6 @@ std::span<const CommandSpec> cluster_commands() { return kCommands; }
 
 namespace {
 
-// The positions of a command's keys: its spec's, except MIGRATE's KEYS form, whose keys follow
-// the KEYS word (and whose key argument is then "").
-template <class Fn>
-void for_each_key(const KeyedCommand& command, Fn&& fn) {
-  const CommandSpec& spec = *command.spec;
-  const int argc = static_cast<int>(command.args.size());
-  if (spec.name == "migrate" && argc > 3 && command.args[3].empty()) {
-    for (int i = 6; i < argc; ++i) {
-      if (!iequals(command.args[static_cast<std::size_t>(i)], "KEYS")) continue;
-      for (++i; i < argc; ++i) fn(command.args[static_cast<std::size_t>(i)]);
-    }
-    return;
-  }
-  if (spec.first_key <= 0) return;
-  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
-  const int step = spec.key_step > 0 ? spec.key_step : 1;
-  for (int i = spec.first_key; i <= last && i < argc; i += step)
-    fn(command.args[static_cast<std::size_t>(i)]);
-}
-
 std::string address_of(const ClusterMap& map, int node) {
   const ClusterNode& n = map.nodes()[static_cast<std::size_t>(node)];
   return n.ip + ":" + std::to_string(n.port);
@@ -927,7 +909,7 @@ std::string address_of(const ClusterMap& map, int node) {
 std::optional<std::string> slot_full_refusal(const Db& db, const KeyedCommand& command,
                                              chronocache::TimePoint now) {
   std::optional<std::string> refusal;
-  for_each_key(command, [&](std::string_view key) {
+  for_each_key(*command.spec, command.args, [&](std::string_view key) {
     if (!refusal && !db.has_room_for(key) && !db.exists(key, now))
       refusal = "ERR too many keys in hash slot " + std::to_string(key_hash_slot(key)) +
                 " on this node: the table cannot grow their share (spread them over more hash "
@@ -952,7 +934,7 @@ std::optional<std::string> cluster_redirection(const ClusterMap& map,
   std::optional<std::string> refusal;
   for (const KeyedCommand& command : query.commands) {
     runs_migrate = runs_migrate || command.spec->name == "migrate";
-    for_each_key(command, [&](std::string_view key) {
+    for_each_key(*command.spec, command.args, [&](std::string_view key) {
       if (refusal) return;
       const auto key_slot = static_cast<int>(key_hash_slot(key));
       if (slot == kNoKeys) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "server/commands/arguments.h"
+#include "server/commands/command_keys.h"
 #include "server/commands/command_table.h"
 #include "server/commands/errors.h"
 #include "server/commands/glob.h"
@@ -404,11 +405,8 @@ void get_keys(CommandContext& ctx, bool with_flags) {
   const auto argc = static_cast<long long>(command.size());
   if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity)
     return ctx.reply.error(errors::kCommandKeysArity);
-  const long long last = spec->last_key < 0 ? argc + spec->last_key : spec->last_key;
-  const long long step = spec->key_step > 0 ? spec->key_step : 1;
   std::vector<std::string_view> keys;
-  for (long long i = spec->first_key; i <= last && i < argc; i += step)
-    keys.push_back(command[static_cast<std::size_t>(i)]);
+  for_each_key(*spec, command, [&](std::string_view key) { keys.push_back(key); });
   if (keys.empty()) return ctx.reply.error(errors::kCommandKeysArguments);
   ctx.reply.array(keys.size());
   for (std::string_view key : keys) {
