@@ -42,8 +42,10 @@ bool shares_integers(const ServerConfig& config) {
 //   "embstr"  up to 44 bytes (one allocation with the object header in Redis)
 //   "raw"     longer, or changed in place by APPEND or SETRANGE (a grown Blob).
 // Where we can differ: Redis keeps "embstr" for a value INCRBYFLOAT wrote even if it reads as an
-// integer ("3"), and reports "int" for values of commands that skip tryObjectEncoding only when
-// they built an integer object; we derive the encoding from the bytes and the grown mark alone.
+// integer ("3"), reports "int" for values of commands that skip tryObjectEncoding only when they
+// built an integer object, and gives a COPY of a shared integer (0..9999) a private object of its
+// own (REFCOUNT 1); we derive the encoding and the sharing from the bytes and the grown mark
+// alone, which has no bit to spare for either.
 constexpr std::size_t kEmbstrLimit = 44;
 constexpr long long kSharedRefcount = 2147483647;  // Redis's OBJ_SHARED_REFCOUNT (INT_MAX)
 constexpr std::int64_t kSharedIntegers = 10000;    // Redis's OBJ_SHARED_INTEGERS

@@ -171,7 +171,10 @@ Blob::Resize Blob::assign(std::string_view value) {
 }
 
 Blob::Resize Blob::append(std::string_view more) {
-  if (more.empty()) return {};
+  if (more.empty()) {
+    mark_grown();  // Redis's APPEND unshares the value even when it adds nothing: "raw" after
+    return {};
+  }
   const std::size_t old_size = size();
   const Resize resize = resize_value(old_size + more.size(), old_size, true);
   std::memcpy(layout().value + old_size, more.data(), more.size());

@@ -97,7 +97,8 @@ class Blob {
   };
   // Replaces the value, keeping the key; reuses the block when the new value fits.
   Resize assign(std::string_view value);
-  // Appends bytes to the value, growing the block geometrically.
+  // Appends bytes to the value, growing the block geometrically; marks it grown, even when
+  // `more` is empty.
   Resize append(std::string_view more);
   // Writes `bytes` at `offset` of the value, zero-filling any gap past its end (SETRANGE).
   Resize write_at(std::size_t offset, std::string_view bytes);
