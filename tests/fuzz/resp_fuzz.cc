@@ -6,7 +6,8 @@
 // The first byte picks how the request bytes arrive: 0x80 and above all at once, else in pieces
 // of 1 + (byte % 32) bytes, appended to the unread tail the way a socket read would (so partial
 // commands, parser resumption and the session's buffer moves are exercised). Replies go to a
-// std::string that is dropped after each command. The run stops at a protocol error or QUIT,
+// std::string that is checked and dropped after each command: it must be whole, well-formed
+// replies (well_framed), or the run stops as on a crash. The run stops at a protocol error or QUIT,
 // where the server would close the connection.
 //
 // What differs from the server, and why:
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -92,6 +94,72 @@ void check_framed(chronocached::resp::FramedBatch& framed,
     __builtin_trap();
 }
 
+// The length of the one RESP2 or RESP3 reply at the front of `out`, or 0 when it is not one
+// whole, well-formed reply: a line (simple string, error, number, null, boolean, double, big
+// number) holds no CR or LF before its CRLF, a blob has its length's bytes and a CRLF, an
+// aggregate has its count of replies. What a client's reader would accept, so a reply that
+// breaks framing (an error quoting an argument's CRLF, say) stops the run.
+std::size_t one_reply(std::string_view out, int depth = 0) {
+  if (out.empty() || depth > 64) return 0;
+  const std::size_t eol = out.find("\r\n");
+  if (eol == std::string_view::npos) return 0;
+  const std::string_view line = out.substr(1, eol - 1);
+  if (line.find_first_of("\r\n") != std::string_view::npos) return 0;
+  std::size_t at = eol + 2;
+  const auto count = [&]() -> long long {
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), n);
+    return ec == std::errc() && end == line.data() + line.size() && n >= -1 ? n : -2;
+  };
+  switch (out[0]) {
+    case '+':
+    case '-':
+    case ':':
+    case '_':
+    case '#':
+    case ',':
+    case '(':
+      return at;
+    case '$':
+    case '!':
+    case '=': {
+      const long long n = count();
+      if (n == -1 && out[0] == '$') return at;
+      if (n < 0 || out.size() < at + static_cast<std::size_t>(n) + 2) return 0;
+      at += static_cast<std::size_t>(n);
+      return out.substr(at, 2) == "\r\n" ? at + 2 : 0;
+    }
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|': {
+      const long long n = count();
+      if (n == -1 && out[0] == '*') return at;
+      if (n < 0) return 0;
+      const long long elements = out[0] == '%' || out[0] == '|' ? 2 * n : n;
+      for (long long i = 0; i < elements; ++i) {
+        const std::size_t used = one_reply(out.substr(at), depth + 1);
+        if (used == 0) return 0;
+        at += used;
+      }
+      return at;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Every byte of `out` belongs to a whole reply.
+bool well_framed(std::string_view out) {
+  while (!out.empty()) {
+    const std::size_t used = one_reply(out);
+    if (used == 0) return false;
+    out.remove_prefix(used);
+  }
+  return true;
+}
+
 bool process(std::string& input, chronocached::resp::Parser& parser, ServerState& state,
              ClientState& client, std::string& output) {
   std::vector<std::string_view> args;
@@ -132,6 +200,7 @@ bool process(std::string& input, chronocached::resp::Parser& parser, ServerState
       chronocached::execute(ctx);
       state.debug.clock_moved = false;
       client.end_request();
+      if (!well_framed(output)) __builtin_trap();
       state.config.proto_max_bulk_len = std::min(state.config.proto_max_bulk_len, kFuzzMaxBulkLen);
       state.clients.kill_list.clear();
       client.monitor_feed.clear();

@@ -4,10 +4,22 @@
 #include <cctype>
 
 namespace chronocached::errors {
+namespace {
+
+// An argument as Redis's errors quote it: formatted with printf's %s, it stops at its first NUL
+// byte. (CR and LF become spaces when the error is written: ReplyWriter::error.)
+std::string_view c_string(std::string_view s) { return s.substr(0, s.find('\0')); }
+
+// "<prefix>'<word>'": the texts that quote one argument.
+std::string quoted(std::string_view prefix, std::string_view word) {
+  std::string text(prefix);
+  text.append(c_string(word)).push_back('\'');
+  return text;
+}
+
+}  // namespace
 
 std::string unknown_command(std::string_view name, std::span<const std::string_view> args) {
-  // Redis formats with printf's %s: every string stops at its first NUL byte.
-  const auto c_string = [](std::string_view s) { return s.substr(0, s.find('\0')); };
   // 128 bytes of the name; arguments quoted while under 128 bytes in total, each cut to what
   // is left of those 128 (Redis 7.0's processCommand).
   std::string quoted;
@@ -21,8 +33,6 @@ std::string unknown_command(std::string_view name, std::span<const std::string_v
   text.append(c_string(name).substr(0, 128));
   text.append("', with args beginning with: ");
   text.append(quoted);
-  for (char& c : text)
-    if (c == '\r' || c == '\n') c = ' ';
   return text;
 }
 
@@ -43,37 +53,23 @@ std::string upstream_unavailable(std::string_view address, std::string_view reas
 }
 
 std::string unknown_subcommand(std::string_view sub, std::string_view command) {
-  std::string text = "ERR unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try " +
-                     std::string(command) + " HELP.";
-  for (char& c : text)
-    if (c == '\r' || c == '\n') c = ' ';
-  return text;
+  return "ERR unknown subcommand '" + std::string(c_string(sub).substr(0, 128)) + "'. Try " +
+         std::string(command) + " HELP.";
 }
 
 std::string subcommand_syntax(std::string_view sub, std::string_view command) {
   std::string text = "ERR unknown subcommand or wrong number of arguments for '";
-  text.append(sub.substr(0, 128)).append("'. Try ").append(command).append(" HELP.");
+  text.append(c_string(sub).substr(0, 128)).append("'. Try ").append(command).append(" HELP.");
   return text;
 }
 
 std::string unsupported_option(std::string_view option) {
-  option = option.substr(0, option.find('\0'));
   std::string text = "ERR Unsupported option ";
-  text.append(option);
+  text.append(c_string(option));
+  // Redis trims the line ends a formatted error ends with; those inside become spaces.
   while (text.back() == '\r' || text.back() == '\n') text.pop_back();
-  for (char& c : text)
-    if (c == '\r' || c == '\n') c = ' ';
   return text;
 }
-
-namespace {
-// "<prefix>'<word>'": the texts that quote one argument.
-std::string quoted(std::string_view prefix, std::string_view word) {
-  std::string text(prefix);
-  text.append(word).push_back('\'');
-  return text;
-}
-}  // namespace
 
 std::string hello_option(std::string_view option) {
   return quoted("ERR Syntax error in HELLO option '", option);
@@ -100,7 +96,7 @@ std::string config_rewrite_failed(std::string_view reason) {
 }
 
 std::string unknown_argument(std::string_view argument) {
-  return "ERR Unknown argument " + std::string(argument);
+  return "ERR Unknown argument " + std::string(c_string(argument));
 }
 
 std::string exec_abort_because(std::string_view error) {

@@ -23,7 +23,13 @@ void ReplyWriter::simple(std::string_view text) {
 
 void ReplyWriter::error(std::string_view text) {
   out_->push_back('-');
+  const std::size_t start = out_->size();
   out_->append(text);
+  // An error is one line. Many quote an argument, which may hold CR or LF: as in Redis's
+  // addReplyErrorFormat, they become spaces, so no argument can end the line early and frame
+  // its tail as a reply of its own.
+  for (std::size_t i = start; i < out_->size(); ++i)
+    if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
   out_->append("\r\n", 2);
 }
 

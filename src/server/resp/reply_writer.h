@@ -33,7 +33,8 @@ class ReplyWriter {
 
   void simple(std::string_view text);  // +text
   void ok() { out_->append("+OK\r\n", 5); }
-  // -text; `text` starts with the error code ("ERR ...", "WRONGTYPE ...").
+  // -text; `text` starts with the error code ("ERR ...", "WRONGTYPE ..."). CR and LF in it
+  // are written as spaces.
   void error(std::string_view text);
   void integer(long long value);
   void bulk(std::string_view bytes);

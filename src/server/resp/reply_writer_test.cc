@@ -34,6 +34,14 @@ TEST(ReplyWriter, ScalarsAreTheSameInBothProtocols) {
   EXPECT_EQ(both([](ReplyWriter& w) { w.array(2); }), Pair("*2\r\n", "*2\r\n"));
 }
 
+TEST(ReplyWriter, AnErrorStaysOneLine) {
+  // An error that quotes an argument holding CR or LF: the reply is still one line, so the
+  // argument's tail cannot be read as a reply of its own.
+  EXPECT_EQ(
+      both([](ReplyWriter& w) { w.error("ERR Unknown client type 'a\r\n+OK\nb'"); }),
+      Pair("-ERR Unknown client type 'a  +OK b'\r\n", "-ERR Unknown client type 'a  +OK b'\r\n"));
+}
+
 TEST(ReplyWriter, IntegersAtTheLimits) {
   EXPECT_EQ(both([](ReplyWriter& w) { w.integer(std::numeric_limits<long long>::min()); }).first,
             ":-9223372036854775808\r\n");
