@@ -482,6 +482,26 @@ def test_monitor_sees_other_clients_commands(server, r):
     watcher.close()
 
 
+def test_monitor_shows_secrets_redacted(server, r):
+    # redis-server 7.0.15 feeds AUTH and HELLO to MONITOR with their secrets redacted (it has
+    # no skip_monitor on them): the monitor sees that a client authenticated, never the password.
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    client = server.raw()
+    raw_command(client, "AUTH", "someone", "hunter2")
+    assert read_until(client, lambda d: d.endswith(b"\r\n")).startswith(b"-WRONGPASS")
+    raw_command(client, "HELLO", "2", "AUTH", "default", "hunter2")  # no password: any works
+    assert read_until(client, lambda d: b"modules" in d).startswith(b"*14\r\n")
+    client.close()
+    r.echo("done")
+    data = read_until(watcher, lambda d: b'"ECHO" "done"' in d)
+    assert b"hunter2" not in data and b"someone" not in data, data
+    assert b'"AUTH" "(redacted)" "(redacted)"\r\n' in data, data
+    assert b'"HELLO" "2" "AUTH" "(redacted)" "(redacted)"\r\n' in data, data
+    watcher.close()
+
+
 @pytest.mark.parametrize("mode", ["OFF", "SKIP"])
 def test_monitor_lines_are_silenced_by_client_reply_as_in_redis(server, r, mode):
     # redis-server 7.0.15 writes MONITOR lines as replies: none reach a monitor that sent

@@ -17,13 +17,6 @@
 namespace chronocached {
 namespace {
 
-bool refused_in_multi(CommandContext& ctx) {
-  if (!ctx.client.in_multi) return false;
-  ctx.client.multi_error = true;
-  ctx.reply.error(errors::kNotInTransaction);
-  return true;
-}
-
 void dbsize(CommandContext& ctx) {
   // O(1) and, like Redis's, counting expired keys that expiry has not reclaimed yet.
   ctx.reply.integer(static_cast<long long>(ctx.db().stored_size()));
@@ -78,7 +71,6 @@ void time_command(CommandContext& ctx) {
 // success: the client sees the connection close. No shutdown is ever pending (no replicas to
 // wait for), so NOW changes nothing and ABORT finds nothing to abort.
 void shutdown(CommandContext& ctx) {
-  if (refused_in_multi(ctx)) return;
   bool save = false, nosave = false, now = false, force = false, abort = false;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const std::string_view opt = ctx.args[i];
@@ -123,7 +115,6 @@ void lastsave(CommandContext& ctx) {
 
 // SAVE: blocking, as Redis's; refused while a BGSAVE runs (two writers, one file).
 void save(CommandContext& ctx) {
-  if (refused_in_multi(ctx)) return;
   if (ctx.server.snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
   if (!ctx.server.snapshots.save(ctx.now, ctx.unix_ms)) return ctx.reply.error(errors::kSaveFailed);
   ctx.reply.ok();
@@ -167,7 +158,8 @@ const CommandSpec kCommands[] = {
      .group = "server",
      .summary = "Return the number of keys in the selected database",
      .complexity = "O(1)",
-     .acl = "keyspace read fast"},
+     .acl = "keyspace read fast",
+     .tips = "request_policy:all_shards response_policy:agg_sum"},
     {.name = "flushdb",
      .arity = -1,
      .flags = kWrite,
@@ -176,7 +168,8 @@ const CommandSpec kCommands[] = {
      .summary = "Remove all keys from the current database",
      .complexity = "O(N) where N is the number of keys in the selected database",
      .acl = "keyspace write slow dangerous",
-     .arguments = "?flush-type(ASYNC|SYNC)"},
+     .arguments = "?flush-type(ASYNC|SYNC)",
+     .tips = "request_policy:all_shards response_policy:all_succeeded"},
     {.name = "flushall",
      .arity = -1,
      .flags = kWrite,
@@ -185,7 +178,8 @@ const CommandSpec kCommands[] = {
      .summary = "Remove all keys from all databases",
      .complexity = "O(N) where N is the total number of keys in all databases",
      .acl = "keyspace write slow dangerous",
-     .arguments = "?flush-type(ASYNC|SYNC)"},
+     .arguments = "?flush-type(ASYNC|SYNC)",
+     .tips = "request_policy:all_shards response_policy:all_succeeded"},
     {.name = "info",
      .arity = -1,
      .flags = kLoading | kStale,
@@ -194,7 +188,8 @@ const CommandSpec kCommands[] = {
      .summary = "Get information and statistics about the server",
      .complexity = "O(1)",
      .acl = "slow dangerous",
-     .arguments = "?section:string..."},
+     .arguments = "?section:string...",
+     .tips = "nondeterministic_output request_policy:all_shards response_policy:special"},
     {.name = "config",
      .arity = -2,
      .flags = 0,
@@ -214,7 +209,8 @@ const CommandSpec kCommands[] = {
      .since = "2.8.13",
      .complexity = "O(N) where N is the total number of Redis commands",
      .acl = "slow connection",
-     .subcommands = command_subcommands()},
+     .subcommands = command_subcommands(),
+     .tips = "nondeterministic_output_order"},
     {.name = "time",
      .arity = 1,
      .flags = kLoading | kStale | kFast,
@@ -223,10 +219,11 @@ const CommandSpec kCommands[] = {
      .summary = "Return the current server time",
      .since = "2.6.0",
      .complexity = "O(1)",
-     .acl = "fast"},
+     .acl = "fast",
+     .tips = "nondeterministic_output"},
     {.name = "shutdown",
      .arity = -1,
-     .flags = kAdmin | kNoScript | kLoading | kStale | kNoMulti | kAllowBusy,
+     .flags = kAdmin | kNoScript | kLoading | kStale | kRefusedInMulti | kAllowBusy,
      .handler = shutdown,
      .group = "server",
      .summary = "Synchronously save the dataset to disk and then shut down the server",
@@ -248,10 +245,11 @@ const CommandSpec kCommands[] = {
      .group = "server",
      .summary = "Get the UNIX time stamp of the last successful save to disk",
      .complexity = "O(1)",
-     .acl = "admin fast dangerous"},
+     .acl = "admin fast dangerous",
+     .tips = "nondeterministic_output"},
     {.name = "save",
      .arity = 1,
-     .flags = kAdmin | kNoScript | kNoMulti,
+     .flags = kAdmin | kNoScript | kNoAsyncLoading | kRefusedInMulti,
      .handler = save,
      .group = "server",
      .summary = "Synchronously save the dataset to disk",
@@ -259,7 +257,7 @@ const CommandSpec kCommands[] = {
      .acl = "admin slow dangerous"},
     {.name = "bgsave",
      .arity = -1,
-     .flags = kAdmin | kNoScript,
+     .flags = kAdmin | kNoScript | kNoAsyncLoading,
      .handler = bgsave,
      .group = "server",
      .summary = "Asynchronously save the dataset to disk",

@@ -30,10 +30,28 @@ enum CommandFlag : std::uint32_t {
   kNoScript = 1u << 10,
   kAllowBusy = 1u << 11,
   kMayReplicate = 1u << 12,
-  kSkipMonitor = 1u << 13,  // not echoed to MONITOR (AUTH, HELLO: secrets)
   kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
   kAsking = 1u << 15,       // served as if the client had sent ASKING (RESTORE-ASKING, MIGRATE's)
   kMovableKeys = 1u << 16,  // keys beyond first..last (MIGRATE's KEYS): found by the command
+  kRefusedInMulti = 1u << 17,  // Redis's no_multi: refused inside MULTI (SAVE, SHUTDOWN)
+  // Redis's no_async_loading: refused while a replica loads its data in the background. We never
+  // load so; COMMAND INFO reports it as Redis does.
+  kNoAsyncLoading = 1u << 18,
+};
+
+// One of a command's key specs, as Redis 7 declares them (COMMAND INFO, GETKEYSANDFLAGS): where
+// its keys begin (an argument's index, or the argument after a keyword searched for from
+// `startfrom`, backwards when negative) and how many follow (lastkey: relative to the first
+// key, or from the end when negative).
+struct KeySpec {
+  std::string_view flags;  // Redis's words, in its order: "RW access delete"
+  int index = 0;
+  std::string_view keyword = "";  // set: begin_search by keyword, not by index
+  int startfrom = 0;
+  int lastkey = 0;
+  int keystep = 1;
+  int limit = 0;
+  std::string_view notes = "";
 };
 
 struct CommandContext {
@@ -75,6 +93,15 @@ struct CommandSpec {
   std::string_view acl = "";                      // space-separated categories, without '@'
   std::span<const CommandSpec> subcommands = {};  // CONFIG GET, CLIENT LIST, ...
   std::string_view arguments = "";  // COMMAND DOCS arguments, one token per word (see docs)
+  // The flags of the one key spec that first_key..last_key describe; "" reads as "RW update"
+  // for a write and "RO access" otherwise (command_keys.h).
+  std::string_view key_flags = "";
+  // The key specs, where first_key..last_key cannot say them (COPY's two keys with two access
+  // kinds, MIGRATE's KEYS, a spec with notes): they replace the one derived from the range.
+  std::span<const KeySpec> key_specs = {};
+  // COMMAND INFO's tips, space-separated in Redis's order: what a cluster client reads to route
+  // a keyless or multi-key command (request_policy:all_shards, response_policy:agg_sum, ...).
+  std::string_view tips = "";
 };
 
 // Every family's table; command_table.cc joins them.

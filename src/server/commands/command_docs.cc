@@ -1,5 +1,6 @@
 #include "server/commands/command_docs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string_view>
@@ -31,11 +32,12 @@ constexpr FlagName kFlagNames[] = {
     {kNoScript, "noscript"},
     {kLoading, "loading"},
     {kStale, "stale"},
-    {kSkipMonitor, "skip_monitor"},
     {kSkipSlowlog, "skip_slowlog"},
     {kAsking, "asking"},
     {kFast, "fast"},
     {kNoAuth, "no_auth"},
+    {kNoAsyncLoading, "no_async_loading"},
+    {kRefusedInMulti, "no_multi"},
     {kAllowBusy, "allow_busy"},
     {kMovableKeys, "movablekeys"},
 };
@@ -83,11 +85,24 @@ bool in_category(const CommandSpec& spec, std::string_view category) {
   return false;
 }
 
-// A key's access flags, as the key spec and GETKEYSANDFLAGS report them.
-std::span<const std::string_view> key_flags(const CommandSpec& spec) {
-  static constexpr std::string_view kRead[] = {"RO", "access"};
-  static constexpr std::string_view kWriteFlags[] = {"RW", "update"};
-  return (spec.flags & kWrite) != 0 ? std::span(kWriteFlags) : std::span(kRead);
+// The space-separated words of `text` as a RESP set: simple strings (key-spec flags), or bulk
+// strings (tips), as Redis writes each.
+enum class WordsAs { kSimple, kBulk };
+void write_words(resp::ReplyWriter& w, std::string_view text, WordsAs as = WordsAs::kSimple) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    if (end > i) words.push_back(text.substr(i, end - i));
+    i = end + 1;
+  }
+  w.set(words.size());
+  for (std::string_view word : words) {
+    if (as == WordsAs::kBulk) {
+      w.bulk(word);
+    } else {
+      w.simple(word);
+    }
+  }
 }
 
 // ---- The arguments grammar (see command_docs.h) ----------------------------------------------
@@ -229,6 +244,44 @@ const CommandSpec* parent_of(const CommandSpec& spec) {
 
 // ---- Replies -----------------------------------------------------------------------------------
 
+// One key spec as COMMAND INFO shows it: notes (when it has them), flags, where the keys begin,
+// how many follow.
+void write_key_spec(resp::ReplyWriter& w, const KeySpec& ks) {
+  w.map(ks.notes.empty() ? 3 : 4);
+  if (!ks.notes.empty()) {
+    w.bulk("notes");
+    w.bulk(ks.notes);
+  }
+  w.bulk("flags");
+  write_words(w, ks.flags);
+  // {type: <type>, spec: {...}}, the spec's map left for the caller to fill.
+  const auto typed = [&w](std::string_view what, std::string_view type, std::size_t fields) {
+    w.bulk(what);
+    w.map(2);
+    w.bulk("type");
+    w.bulk(type);
+    w.bulk("spec");
+    w.map(fields);
+  };
+  const auto number = [&w](std::string_view name, long long value) {
+    w.bulk(name);
+    w.integer(value);
+  };
+  if (ks.keyword.empty()) {
+    typed("begin_search", "index", 1);
+    number("index", ks.index);
+  } else {
+    typed("begin_search", "keyword", 2);
+    w.bulk("keyword");
+    w.bulk(ks.keyword);
+    number("startfrom", ks.startfrom);
+  }
+  typed("find_keys", "range", 3);
+  number("lastkey", ks.lastkey);
+  number("keystep", ks.keystep);
+  number("limit", ks.limit);
+}
+
 void write_info(resp::ReplyWriter& w, const CommandSpec& spec, const CommandSpec* parent) {
   w.array(10);
   if (parent != nullptr) {
@@ -255,34 +308,13 @@ void write_info(resp::ReplyWriter& w, const CommandSpec& spec, const CommandSpec
     text.append(cat);
     w.simple(text);
   }
-  w.set(0);  // tips
+  write_words(w, spec.tips, WordsAs::kBulk);
   if (spec.first_key > 0) {
-    w.set(1);
-    w.map(3);
-    w.bulk("flags");
-    const auto flags = key_flags(spec);
-    w.set(flags.size());
-    for (std::string_view f : flags) w.simple(f);
-    w.bulk("begin_search");
-    w.map(2);
-    w.bulk("type");
-    w.bulk("index");
-    w.bulk("spec");
-    w.map(1);
-    w.bulk("index");
-    w.integer(spec.first_key);
-    w.bulk("find_keys");
-    w.map(2);
-    w.bulk("type");
-    w.bulk("range");
-    w.bulk("spec");
-    w.map(3);
-    w.bulk("lastkey");
-    w.integer(spec.last_key >= 0 ? spec.last_key - spec.first_key : spec.last_key);
-    w.bulk("keystep");
-    w.integer(spec.key_step);
-    w.bulk("limit");
-    w.integer(0);
+    const KeySpec derived = range_key_spec(spec);
+    const std::span<const KeySpec> specs =
+        spec.key_specs.empty() ? std::span<const KeySpec>(&derived, 1) : spec.key_specs;
+    w.set(specs.size());
+    for (const KeySpec& ks : specs) write_key_spec(w, ks);
   } else {
     w.set(0);
   }
@@ -405,20 +437,24 @@ void get_keys(CommandContext& ctx, bool with_flags) {
   const auto argc = static_cast<long long>(command.size());
   if ((spec->arity > 0 && spec->arity != argc) || argc < -spec->arity)
     return ctx.reply.error(errors::kCommandKeysArity);
-  std::vector<std::string_view> keys;
-  for_each_key(*spec, command, [&](std::string_view key) { keys.push_back(key); });
+  struct Key {
+    std::string_view name;
+    std::string_view flags;
+  };
+  std::vector<Key> keys;
+  for_each_key(*spec, command, [&](std::string_view key, std::string_view flags) {
+    keys.push_back({key, flags});
+  });
   if (keys.empty()) return ctx.reply.error(errors::kCommandKeysArguments);
   ctx.reply.array(keys.size());
-  for (std::string_view key : keys) {
+  for (const Key& key : keys) {
     if (!with_flags) {
-      ctx.reply.bulk(key);
+      ctx.reply.bulk(key.name);
       continue;
     }
     ctx.reply.array(2);
-    ctx.reply.bulk(key);
-    const auto flags = key_flags(*spec);
-    ctx.reply.set(flags.size());
-    for (std::string_view f : flags) ctx.reply.simple(f);
+    ctx.reply.bulk(key.name);
+    write_words(ctx.reply, key.flags);
   }
 }
 
@@ -471,7 +507,8 @@ constexpr CommandSpec kSubcommands[] = {
      .since = "7.0.0",
      .complexity = "O(N) where N is the number of commands to look up",
      .acl = "connection",
-     .arguments = "?command-name:string..."},
+     .arguments = "?command-name:string...",
+     .tips = "nondeterministic_output_order"},
     {.name = "getkeys",
      .arity = -4,
      .flags = kIntrospection,
@@ -504,7 +541,8 @@ constexpr CommandSpec kSubcommands[] = {
      .since = "2.8.13",
      .complexity = "O(N) where N is the number of commands to look up",
      .acl = "connection",
-     .arguments = "?command-name:string..."},
+     .arguments = "?command-name:string...",
+     .tips = "nondeterministic_output_order"},
     {.name = "list",
      .arity = -2,
      .flags = kIntrospection,
@@ -514,7 +552,8 @@ constexpr CommandSpec kSubcommands[] = {
      .complexity = "O(N) where N is the total number of Redis commands",
      .acl = "connection",
      .arguments = "?FILTERBY=filterby(MODULE=module-name:string|ACLCAT=category:string|"
-                  "PATTERN=pattern:pattern)"},
+                  "PATTERN=pattern:pattern)",
+     .tips = "nondeterministic_output_order"},
 };
 
 }  // namespace

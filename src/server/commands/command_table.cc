@@ -169,7 +169,10 @@ void feed_monitors(CommandContext& ctx) {
                 static_cast<long long>((ctx.unix_ms % 1000) * 1000), ctx.client.db,
                 ctx.client.address.c_str());
   std::string line = head;
-  for (std::string_view a : ctx.args) {
+  for (std::size_t i = 0; i < ctx.args.size(); ++i) {
+    // A secret the handler redacted (AUTH's, HELLO's) shows as Redis 7 shows it.
+    const bool redacted = i < 64 && (ctx.redacted_args >> i & 1) != 0;
+    const std::string_view a = redacted ? std::string_view("(redacted)") : ctx.args[i];
     line += " \"";
     for (unsigned char c : a) {
       if (c == '\\' || c == '"') {
@@ -342,8 +345,8 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
     ++stats.failed_calls;
     count_error(ctx.server, written.substr(1, written.find('\r') - 1));
   }
-  // After the command ran, as Redis; never admin commands or those carrying secrets.
-  if (!ctx.server.clients.monitors.empty() && (command.top->flags & (kAdmin | kSkipMonitor)) == 0)
+  // After the command ran, as Redis; never admin commands. Secrets show as "(redacted)".
+  if (!ctx.server.clients.monitors.empty() && (command.top->flags & kAdmin) == 0)
     feed_monitors(ctx);
   if (cycles >= ctx.server.slow_command_cycles) [[unlikely]]
     note_slow_command(ctx, command, cycles);
@@ -359,6 +362,10 @@ bool execute(CommandContext& ctx) {
   if (!ctx.client.authenticated && (command.top->flags & kNoAuth) == 0 &&
       !ctx.server.config.requirepass.empty()) [[unlikely]] {
     reject(ctx, &command, errors::kNoAuth);
+    return true;
+  }
+  if (ctx.client.in_multi && (command.spec->flags & kRefusedInMulti) != 0) [[unlikely]] {
+    reject(ctx, &command, errors::kNotInTransaction);  // after auth, as Redis's processCommand
     return true;
   }
   // Cluster mode: a command whose keys live elsewhere is redirected, as Redis's processCommand

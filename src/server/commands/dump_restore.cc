@@ -169,7 +169,8 @@ constexpr CommandSpec kCommands[] = {
                    "small string values the time complexity is thus O(1)+O(1*M) where M is small, "
                    "so simply O(1).",
      .acl = "keyspace read slow",
-     .arguments = "key:key"},
+     .arguments = "key:key",
+     .tips = "nondeterministic_output"},
     {.name = "restore",
      .arity = -4,
      .flags = kWrite | kDenyOom,
@@ -181,7 +182,8 @@ constexpr CommandSpec kCommands[] = {
      .since = "2.6.0",
      .complexity = kRestoreComplexity,
      .acl = "keyspace write slow dangerous",
-     .arguments = kRestoreArguments},
+     .arguments = kRestoreArguments,
+     .key_flags = "OW update"},
     // Redis's internal variant, which MIGRATE sends to the target node: the same handler; kAsking
     // lets cluster mode serve it for a slot being imported, as ASKING would.
     {.name = "restore-asking",
@@ -196,7 +198,8 @@ constexpr CommandSpec kCommands[] = {
      .since = "3.0.0",
      .complexity = kRestoreComplexity,
      .acl = "keyspace write slow dangerous",
-     .arguments = kRestoreArguments},
+     .arguments = kRestoreArguments,
+     .key_flags = "OW update"},
 };
 
 }  // namespace

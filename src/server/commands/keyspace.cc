@@ -256,6 +256,15 @@ void swapdb(CommandContext& ctx) {
 
 // ---- The table -----------------------------------------------------------------------------
 
+// The key specs that first..last cannot say: the source is read (and, for RENAME, deleted),
+// the destination written.
+constexpr KeySpec kRenameKeys[] = {{.flags = "RW access delete", .index = 1},
+                                   {.flags = "OW update", .index = 2}};
+constexpr KeySpec kRenamenxKeys[] = {{.flags = "RW access delete", .index = 1},
+                                     {.flags = "OW insert", .index = 2}};
+constexpr KeySpec kCopyKeys[] = {{.flags = "RO access", .index = 1},
+                                 {.flags = "OW update", .index = 2}};
+
 constexpr CommandSpec kCommands[] = {
     {.name = "del",
      .arity = -2,
@@ -269,7 +278,9 @@ constexpr CommandSpec kCommands[] = {
                    "remove holds a value other than a string, the individual complexity for "
                    "this key is O(M) where M is the number of elements in the list, set, "
                    "sorted set or hash. Removing a single key that holds a string value is O(1).",
-     .acl = "keyspace write slow"},
+     .acl = "keyspace write slow",
+     .key_flags = "RM delete",
+     .tips = "request_policy:multi_shard response_policy:agg_sum"},
     {.name = "unlink",
      .arity = -2,
      .flags = kWrite | kFast,
@@ -283,7 +294,9 @@ constexpr CommandSpec kCommands[] = {
      .complexity = "O(1) for each key removed regardless of its size. Then the command does O(N) "
                    "work in a different thread in order to reclaim memory, where N is the number "
                    "of allocations the deleted objects where composed of.",
-     .acl = "keyspace write fast"},
+     .acl = "keyspace write fast",
+     .key_flags = "RM delete",
+     .tips = "request_policy:multi_shard response_policy:agg_sum"},
     {.name = "exists",
      .arity = -2,
      .flags = kReadOnly | kFast,
@@ -293,7 +306,9 @@ constexpr CommandSpec kCommands[] = {
      .key_step = 1,
      .summary = "Determine if a key exists",
      .complexity = "O(N) where N is the number of keys to check.",
-     .acl = "keyspace read fast"},
+     .acl = "keyspace read fast",
+     .key_flags = "RO",
+     .tips = "request_policy:multi_shard response_policy:agg_sum"},
     {.name = "touch",
      .arity = -2,
      .flags = kReadOnly | kFast,
@@ -305,7 +320,9 @@ constexpr CommandSpec kCommands[] = {
                 "specified.",
      .since = "3.2.1",
      .complexity = "O(N) where N is the number of keys that will be touched.",
-     .acl = "keyspace read fast"},
+     .acl = "keyspace read fast",
+     .key_flags = "RO",
+     .tips = "request_policy:multi_shard response_policy:agg_sum"},
     {.name = "type",
      .arity = 2,
      .flags = kReadOnly | kFast,
@@ -315,7 +332,8 @@ constexpr CommandSpec kCommands[] = {
      .key_step = 1,
      .summary = "Determine the type stored at key",
      .complexity = "O(1)",
-     .acl = "keyspace read fast"},
+     .acl = "keyspace read fast",
+     .key_flags = "RO"},
     {.name = "keys",
      .arity = 2,
      .flags = kReadOnly,
@@ -324,7 +342,8 @@ constexpr CommandSpec kCommands[] = {
      .complexity = "O(N) with N being the number of keys in the database, under the assumption "
                    "that the key names in the database and the given pattern have limited "
                    "length.",
-     .acl = "keyspace read slow dangerous"},
+     .acl = "keyspace read slow dangerous",
+     .tips = "request_policy:all_shards nondeterministic_output_order"},
     {.name = "scan",
      .arity = -2,
      .flags = kReadOnly,
@@ -334,14 +353,16 @@ constexpr CommandSpec kCommands[] = {
      .complexity = "O(1) for every call. O(N) for a complete iteration, including enough "
                    "command calls for the cursor to return back to 0. N is the number of "
                    "elements inside the collection.",
-     .acl = "keyspace read slow"},
+     .acl = "keyspace read slow",
+     .tips = "nondeterministic_output request_policy:special"},
     {.name = "randomkey",
      .arity = 1,
      .flags = kReadOnly,
      .handler = randomkey,
      .summary = "Return a random key from the keyspace",
      .complexity = "O(1)",
-     .acl = "keyspace read slow"},
+     .acl = "keyspace read slow",
+     .tips = "request_policy:all_shards nondeterministic_output"},
     {.name = "rename",
      .arity = 3,
      .flags = kWrite,
@@ -351,7 +372,8 @@ constexpr CommandSpec kCommands[] = {
      .key_step = 1,
      .summary = "Rename a key",
      .complexity = "O(1)",
-     .acl = "keyspace write slow"},
+     .acl = "keyspace write slow",
+     .key_specs = kRenameKeys},
     {.name = "renamenx",
      .arity = 3,
      .flags = kWrite | kFast,
@@ -361,7 +383,8 @@ constexpr CommandSpec kCommands[] = {
      .key_step = 1,
      .summary = "Rename a key, only if the new key does not exist",
      .complexity = "O(1)",
-     .acl = "keyspace write fast"},
+     .acl = "keyspace write fast",
+     .key_specs = kRenamenxKeys},
     {.name = "copy",
      .arity = -3,
      .flags = kWrite | kDenyOom,
@@ -373,7 +396,8 @@ constexpr CommandSpec kCommands[] = {
      .since = "6.2.0",
      .complexity = "O(N) worst case for collections, where N is the number of nested items. "
                    "O(1) for string values.",
-     .acl = "keyspace write slow"},
+     .acl = "keyspace write slow",
+     .key_specs = kCopyKeys},
     {.name = "swapdb",
      .arity = 3,
      .flags = kWrite | kFast,

@@ -216,6 +216,12 @@ void migrate(CommandContext& ctx) {
   }
 }
 
+// The key argument, then the keys after KEYS: an incomplete spec (AUTH's password could read
+// as KEYS), so the keys themselves are found by command_keys.h's migrate_keys.
+constexpr KeySpec kMigrateKeys[] = {
+    {.flags = "RW access delete", .index = 3},
+    {.flags = "RW access delete incomplete", .keyword = "KEYS", .startfrom = -2, .lastkey = -1}};
+
 constexpr CommandSpec kCommands[] = {
     {.name = "migrate",
      .arity = -6,
@@ -234,7 +240,9 @@ constexpr CommandSpec kCommands[] = {
      .arguments = "host:string port:integer key-selector(key:key|EMPTY_STRING) "
                   "destination-db:integer timeout:integer ?COPY ?REPLACE "
                   "?authentication(AUTH=password:string|"
-                  "auth2{AUTH2,username:string,password:string}) ?KEYS=key:key..."},
+                  "auth2{AUTH2,username:string,password:string}) ?KEYS=key:key...",
+     .key_specs = kMigrateKeys,
+     .tips = "nondeterministic_output"},
 };
 
 }  // namespace

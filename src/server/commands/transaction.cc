@@ -144,7 +144,8 @@ constexpr CommandSpec kCommands[] = {
      .since = "2.2.0",
      .complexity = "O(1) for every key.",
      .acl = "fast transaction",
-     .arguments = "key:key..."},
+     .arguments = "key:key...",
+     .key_flags = "RO"},
     // Queued inside MULTI like any command (Redis runs it at EXEC, where it changes nothing).
     {.name = "unwatch",
      .arity = 1,
