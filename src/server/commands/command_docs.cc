@@ -137,7 +137,15 @@ std::vector<std::string_view> split_top_level(std::string_view text, char separa
   return parts;
 }
 
-DocArgument parse_argument(std::string_view word, int& next_key_index) {
+// Key arguments take their key spec's index in order, up to the command's last spec: a
+// command whose one spec covers all its keys (LCS, DEL) gives them all 0; COPY's source is 0,
+// its destination 1.
+struct KeyNumbering {
+  int next = 0;
+  int last = 0;
+};
+
+DocArgument parse_argument(std::string_view word, KeyNumbering& keys) {
   DocArgument arg;
   if (!word.empty() && word.front() == '?') {
     arg.optional = true;
@@ -164,12 +172,12 @@ DocArgument parse_argument(std::string_view word, int& next_key_index) {
     std::string_view inner = word.substr(bracket + 1);
     if (!inner.empty() && (inner.back() == ')' || inner.back() == '}')) inner.remove_suffix(1);
     for (std::string_view part : split_top_level(inner, oneof ? '|' : ','))
-      arg.children.push_back(parse_argument(part, next_key_index));
+      arg.children.push_back(parse_argument(part, keys));
   } else if (colon != std::string_view::npos) {
     const std::size_t last_colon = word.rfind(':');  // names may hold one: "ip:port:string"
     arg.name = word.substr(0, last_colon);
     arg.type = word.substr(last_colon + 1);
-    if (arg.type == "key") arg.key_spec_index = next_key_index++;
+    if (arg.type == "key") arg.key_spec_index = std::min(keys.next++, keys.last);
   } else {
     arg.type = "pure-token";
     if (arg.token.empty()) arg.token = word;
@@ -179,11 +187,11 @@ DocArgument parse_argument(std::string_view word, int& next_key_index) {
   return arg;
 }
 
-std::vector<DocArgument> parse_arguments(std::string_view text) {
+std::vector<DocArgument> parse_arguments(const CommandSpec& spec) {
   std::vector<DocArgument> args;
-  int next_key_index = 0;
-  for (std::string_view word : split_top_level(text, ' '))
-    args.push_back(parse_argument(word, next_key_index));
+  KeyNumbering keys{.last = std::max(1, static_cast<int>(spec.key_specs.size())) - 1};
+  for (std::string_view word : split_top_level(spec.arguments, ' '))
+    args.push_back(parse_argument(word, keys));
   return args;
 }
 
@@ -323,7 +331,7 @@ void write_info(resp::ReplyWriter& w, const CommandSpec& spec, const CommandSpec
 }
 
 void write_docs(resp::ReplyWriter& w, const CommandSpec& spec, const CommandSpec* parent) {
-  const std::vector<DocArgument> args = parse_arguments(spec.arguments);
+  const std::vector<DocArgument> args = parse_arguments(spec);
   w.map(3 + (spec.complexity.empty() ? 0 : 1) + (args.empty() ? 0 : 1) +
         (spec.subcommands.empty() ? 0 : 1));
   w.bulk("summary");
