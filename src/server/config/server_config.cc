@@ -264,6 +264,18 @@ std::optional<std::string> set_latency_percentiles(ServerConfig& c, std::string_
   return std::nullopt;
 }
 
+// Redis takes any hz in [0, INT_MAX] and runs at the nearest rate in [1, 500], which CONFIG GET
+// then reports.
+std::optional<std::string> set_hz(ServerConfig& c, std::string_view v) {
+  constexpr long long kMaxInt = 2147483647;
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 0 || *n > kMaxInt)
+    return "argument must be between 0 and " + std::to_string(kMaxInt) + " inclusive";
+  c.hz = std::clamp<long long>(*n, 1, 500);
+  return std::nullopt;
+}
+
 std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
   if (iequals(v, "no")) {
     c.appendonly = "no";
@@ -302,7 +314,7 @@ const std::vector<ConfigParam>& params() {
           "client-query-buffer-limit", true),
       ConfigParam{"client-output-buffer-limit", get_output_limits, set_output_limits, true},
       integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
-      integer_param<&ServerConfig::hz, 1, 500>("hz", true),
+      ConfigParam{"hz", [](const ServerConfig& c) { return std::to_string(c.hz); }, set_hz, true},
       integer_param<&ServerConfig::threads, 0, 1024>("threads", false),
       integer_param<&ServerConfig::threads, 0, 1024>("io-threads", false),  // Redis's name
       bool_param<&ServerConfig::realtime_loops>("realtime-loops", false),
