@@ -128,6 +128,14 @@ def test_redirections_are_redis_replies(cluster):
     assert error_of(client, "GET", "foo") == f"MOVED {SLOT_OF_FOO} 127.0.0.1:{owner.port}"
     assert error_of(client, "MSET", "{t}a", "1", "b", "2") == (
         "CROSSSLOT Keys in request don't hash to the same slot")
+    # MIGRATE's KEYS form is routed by the keys after KEYS, not by its "" key argument, even on
+    # the node that serves the slot of "" (which once ran it there).
+    empty_owner = owner_of(cluster, 0).client(decode_responses=True)
+    assert error_of(empty_owner, "MIGRATE", "127.0.0.1", 1, "", 0, 5, "KEYS", "{t}a", "b") == (
+        "CROSSSLOT Keys in request don't hash to the same slot")
+    assert owner is not owner_of(cluster, 0)
+    assert error_of(empty_owner, "MIGRATE", "127.0.0.1", 1, "", 0, 5, "KEYS", "foo") == (
+        f"MOVED {SLOT_OF_FOO} 127.0.0.1:{owner.port}")
     # Keyless commands run wherever they are sent.
     assert client.ping() is True
     assert client.dbsize() == 0

@@ -21,7 +21,9 @@ std::span<const CommandSpec> cluster_commands();
 // (about 40 instructions a request fewer than the general check).
 inline bool one_key_served_here(const ClusterMap& map, const Db& db, const CommandSpec& spec,
                                 std::span<const std::string_view> args) {
-  if (spec.first_key <= 0 || spec.last_key != spec.first_key ||
+  // A command whose keys move with its arguments (MIGRATE's KEYS: its key argument is then "")
+  // is routed by the keys it names, not by first_key.
+  if (spec.first_key <= 0 || spec.last_key != spec.first_key || (spec.flags & kMovableKeys) != 0 ||
       static_cast<std::size_t>(spec.first_key) >= args.size() || !map.covers_all_slots())
     return false;
   const std::uint32_t slot = db.hash_slot_of(args[static_cast<std::size_t>(spec.first_key)]);
