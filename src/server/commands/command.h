@@ -6,6 +6,7 @@
 // engine through Db, and write the reply.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -43,6 +44,15 @@ enum CommandFlag : std::uint32_t {
 // its keys begin (an argument's index, or the argument after a keyword searched for from
 // `startfrom`, backwards when negative) and how many follow (lastkey: relative to the first
 // key, or from the end when negative).
+// Where the keys of a command whose key specs cannot say it are (Redis's getkeys_proc): the
+// first key's index, how many follow it one by one, and what the command does to them.
+struct KeyRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+  std::string_view flags;
+};
+using KeyRangeFinder = KeyRange (*)(std::span<const std::string_view> args);
+
 struct KeySpec {
   std::string_view flags;  // Redis's words, in its order: "RW access delete"
   int index = 0;
@@ -99,6 +109,9 @@ struct CommandSpec {
   // The key specs, where first_key..last_key cannot say them (COPY's two keys with two access
   // kinds, MIGRATE's KEYS, a spec with notes): they replace the one derived from the range.
   std::span<const KeySpec> key_specs = {};
+  // Set when the keys or their flags depend on the arguments (MIGRATE's KEYS, SET's GET): the
+  // keys are what it finds, as Redis's getkeys_proc decides over an incomplete or variable spec.
+  KeyRangeFinder key_range = nullptr;
   // COMMAND INFO's tips, space-separated in Redis's order: what a cluster client reads to route
   // a keyless or multi-key command (request_policy:all_shards, response_policy:agg_sum, ...).
   std::string_view tips = "";

@@ -23,53 +23,19 @@ inline KeySpec range_key_spec(const CommandSpec& spec) {
                  .keystep = spec.key_step};
 }
 
-// MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS key ...].
-// Redis 7 reads its one key at 3 unless a KEYS word stands before the last argument (its second
-// spec, searched for backwards, is incomplete). Then the keys are those after the first KEYS
-// option (AUTH's and AUTH2's values are not options), or none when the key argument is not "":
-// MIGRATE refuses that form itself.
-struct MigrateKeys {
-  std::size_t first;
-  std::size_t count;
-};
-inline MigrateKeys migrate_keys(std::span<const std::string_view> args) {
-  const std::size_t argc = args.size();
-  bool keys_word = false;
-  for (std::size_t i = 1; i + 1 < argc && !keys_word; ++i) keys_word = iequals(args[i], "keys");
-  if (!keys_word) return {3, argc > 3 ? 1u : 0u};
-  for (std::size_t i = 6; i < argc; ++i) {
-    if (iequals(args[i], "keys")) {
-      if (!args[3].empty()) return {3, 0};
-      return {i + 1, argc - i - 1};
-    }
-    if (iequals(args[i], "auth")) {
-      i += 1;
-    } else if (iequals(args[i], "auth2")) {
-      i += 2;
-    }
-  }
-  return {3, 1};
-}
-
-// SET's key spec has variable flags: an overwrite, or a read as well with GET (Redis's
-// setGetKeys).
-inline std::string_view set_key_flags(std::span<const std::string_view> args) {
-  for (std::size_t i = 3; i < args.size(); ++i)
-    if (iequals(args[i], "get")) return "RW access update";
-  return "OW update";
-}
-
-// The keys one spec finds in `args` (Redis's getKeysUsingKeySpecs, range specs only).
+// The keys one spec finds in `args` (Redis's getKeysUsingKeySpecs, for range specs). A keyword
+// is searched for from `startfrom`: forwards up to the next-to-last argument, backwards down to
+// the second, never the command's first argument (Redis's loop bounds).
 template <class Fn>
 void for_each_spec_key(const KeySpec& ks, std::span<const std::string_view> args, Fn&& fn) {
   const int argc = static_cast<int>(args.size());
   int first = ks.index;
   if (!ks.keyword.empty()) {
     first = 0;
-    const int start = ks.startfrom >= 0 ? ks.startfrom : argc + ks.startfrom;
-    const int step = ks.startfrom >= 0 ? 1 : -1;
-    // Forwards it stops before the last argument, backwards at the first (Redis's loop).
-    for (int i = start; i >= 1 && i < argc && (step < 0 || i < argc - 1); i += step) {
+    const bool forwards = ks.startfrom > 0;
+    const int start = forwards ? ks.startfrom : argc + ks.startfrom;
+    const int end = forwards ? argc - 1 : 1;  // not examined
+    for (int i = start; i != end && i >= 1 && i < argc; i += forwards ? 1 : -1) {
       if (iequals(args[static_cast<std::size_t>(i)], ks.keyword)) {
         first = i + 1;
         break;
@@ -82,14 +48,14 @@ void for_each_spec_key(const KeySpec& ks, std::span<const std::string_view> args
   for (int i = first; i <= last && i < argc; i += step) fn(args[static_cast<std::size_t>(i)]);
 }
 
-// Calls fn(key, flags) for each key of `args` (the command name first), in order, with the
-// flags of the spec that found it.
+// Calls fn(key, flags) for each key of `args` (the command name first; its arity checked), in
+// order, with what the command does to it.
 template <class Fn>
 void for_each_key(const CommandSpec& spec, std::span<const std::string_view> args, Fn&& fn) {
-  if (spec.name == "migrate") {
-    const MigrateKeys keys = migrate_keys(args);
-    for (std::size_t i = keys.first; i < keys.first + keys.count; ++i)
-      fn(args[i], std::string_view("RW access delete"));
+  if (spec.key_range != nullptr) {
+    const KeyRange range = spec.key_range(args);
+    for (std::size_t i = range.first; i < range.first + range.count && i < args.size(); ++i)
+      fn(args[i], range.flags);
     return;
   }
   if (spec.first_key <= 0) return;
@@ -98,11 +64,8 @@ void for_each_key(const CommandSpec& spec, std::span<const std::string_view> arg
     for_each_spec_key(ks, args, [&](std::string_view key) { fn(key, ks.flags); });
     return;
   }
-  const bool variable = spec.name == "set";
-  for (const KeySpec& ks : spec.key_specs) {
-    const std::string_view flags = variable ? set_key_flags(args) : ks.flags;
-    for_each_spec_key(ks, args, [&](std::string_view key) { fn(key, flags); });
-  }
+  for (const KeySpec& ks : spec.key_specs)
+    for_each_spec_key(ks, args, [&](std::string_view key) { fn(key, ks.flags); });
 }
 
 }  // namespace chronocached

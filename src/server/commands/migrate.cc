@@ -17,6 +17,7 @@
 #include "server/cluster/peer_connection.h"
 #include "server/commands/arguments.h"
 #include "server/commands/command.h"
+#include "server/commands/command_keys.h"
 #include "server/commands/errors.h"
 
 namespace chronocached {
@@ -217,10 +218,33 @@ void migrate(CommandContext& ctx) {
 }
 
 // The key argument, then the keys after KEYS: an incomplete spec (AUTH's password could read
-// as KEYS), so the keys themselves are found by command_keys.h's migrate_keys.
+// as KEYS), so the keys themselves are found by migrate_key_range.
 constexpr KeySpec kMigrateKeys[] = {
     {.flags = "RW access delete", .index = 3},
     {.flags = "RW access delete incomplete", .keyword = "KEYS", .startfrom = -2, .lastkey = -1}};
+
+// MIGRATE host port key|"" db timeout [COPY] [REPLACE] [AUTH pw | AUTH2 user pw] [KEYS key ...]:
+// as Redis 7 finds them, the key argument unless the second spec finds a KEYS word; then the
+// keys after the first KEYS option (AUTH's and AUTH2's values are not options), or none when
+// the key argument is not "" (MIGRATE refuses that form itself).
+KeyRange migrate_key_range(std::span<const std::string_view> args) {
+  const std::string_view flags = kMigrateKeys[0].flags;
+  bool keys_word = false;
+  for_each_spec_key(kMigrateKeys[1], args, [&](std::string_view) { keys_word = true; });
+  if (!keys_word) return {3, args.size() > 3 ? 1u : 0u, flags};
+  for (std::size_t i = 6; i < args.size(); ++i) {
+    if (iequals(args[i], "keys")) {
+      if (!args[3].empty()) return {3, 0, flags};
+      return {i + 1, args.size() - i - 1, flags};
+    }
+    if (iequals(args[i], "auth")) {
+      i += 1;
+    } else if (iequals(args[i], "auth2")) {
+      i += 2;
+    }
+  }
+  return {3, 1, flags};
+}
 
 constexpr CommandSpec kCommands[] = {
     {.name = "migrate",
@@ -242,6 +266,7 @@ constexpr CommandSpec kCommands[] = {
                   "?authentication(AUTH=password:string|"
                   "auth2{AUTH2,username:string,password:string}) ?KEYS=key:key...",
      .key_specs = kMigrateKeys,
+     .key_range = migrate_key_range,
      .tips = "nondeterministic_output"},
 };
 

@@ -560,13 +560,20 @@ constexpr std::string_view kGetRangeComplexity =
     "by the returned length, but because creating a substring from an existing string is very "
     "cheap, it can be considered O(1) for small strings.";
 
-// Key specs with Redis's notes: SET's flags vary with GET (command_keys.h's set_key_flags);
-// GETEX writes the TTL it reads past.
+// Key specs with Redis's notes: SET's flags vary with GET (set_key_range); GETEX writes the TTL
+// it reads past.
 constexpr KeySpec kSetKeys[] = {{.flags = "RW access update variable_flags",
                                  .index = 1,
                                  .notes = "RW and ACCESS due to the optional `GET` argument"}};
 constexpr KeySpec kGetexKeys[] = {
     {.flags = "RW access update", .index = 1, .notes = "RW and UPDATE because it changes the TTL"}};
+
+// SET's key: an overwrite, or a read as well with GET (Redis's setGetKeys).
+KeyRange set_key_range(std::span<const std::string_view> args) {
+  for (std::size_t i = 3; i < args.size(); ++i)
+    if (iequals(args[i], "get")) return {1, 1, "RW access update"};
+  return {1, 1, "OW update"};
+}
 
 constexpr CommandSpec kCommands[] = {
     {.name = "get",
@@ -597,7 +604,8 @@ constexpr CommandSpec kCommands[] = {
      .arguments = "key:key value:string ?condition(NX|XX) ?GET "
                   "?expiration(EX=seconds:integer|PX=milliseconds:integer|EXAT=unix-time-seconds:"
                   "unix-time|PXAT=unix-time-milliseconds:unix-time|KEEPTTL)",
-     .key_specs = kSetKeys},
+     .key_specs = kSetKeys,
+     .key_range = set_key_range},
     {.name = "setnx",
      .arity = 3,
      .flags = kWrite | kDenyOom | kFast,
