@@ -491,13 +491,13 @@ void incrbyfloat(CommandContext& ctx) {
 
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]. A missing key is an empty string.
 void lcs(CommandContext& ctx) {
-  // Copy the first value: the second lookup may move entries (it removes an expired one).
+  // The sizes first, so that a table past its bounds is refused before a byte is copied.
   const Blob* first = nullptr;
   if (!lookup_string(ctx, ctx.args[1], first, errors::kLcsWrongType)) return;
-  const std::string a(first == nullptr ? std::string_view() : first->view());
+  const std::size_t a_size = first == nullptr ? 0 : first->size();
   const Blob* second = nullptr;
   if (!lookup_string(ctx, ctx.args[2], second, errors::kLcsWrongType)) return;
-  const std::string_view b = second == nullptr ? std::string_view() : second->view();
+  const std::size_t b_size = second == nullptr ? 0 : second->size();
 
   bool want_len = false, want_idx = false, with_match_len = false;
   std::int64_t min_match_len = 0;
@@ -518,17 +518,26 @@ void lcs(CommandContext& ctx) {
     }
   }
   if (want_idx && want_len) return ctx.reply.error(errors::kLcsIdxAndLen);
-  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1)
+  if (a_size >= UINT32_MAX - 1 || b_size >= UINT32_MAX - 1)
     return ctx.reply.error(errors::kLcsTooLong);
 
   // Both below 2^32, so the cell count fits; its size in bytes may not (Redis then reports the
   // allocation's failure, as here).
-  const std::uint64_t cells = std::uint64_t{a.size() + 1} * (b.size() + 1);
+  const std::uint64_t cells = std::uint64_t{a_size + 1} * (b_size + 1);
   std::uint64_t table_bytes = 0;
   if (__builtin_mul_overflow(cells, sizeof(std::uint32_t), &table_bytes))
     return ctx.reply.error(errors::kLcsNoMemory);
   if (table_bytes > static_cast<std::uint64_t>(ctx.server.config.proto_max_bulk_len))
     return ctx.reply.error(errors::kLcsOverProtoMaxBulkLen);
+  if (cells > kMaxLcsCells) return ctx.reply.error(errors::kLcsNoMemory);
+
+  // Now the bytes. The second lookup may have moved entries (it removes an expired key), so the
+  // first value is looked up again and copied; neither lookup can remove anything this time
+  // (the same `now`, and an expired key is already gone), so the second view stays valid.
+  if (!lookup_string(ctx, ctx.args[1], first, errors::kLcsWrongType)) return;
+  const std::string a(first == nullptr ? std::string_view() : first->view());
+  if (!lookup_string(ctx, ctx.args[2], second, errors::kLcsWrongType)) return;
+  const std::string_view b = second == nullptr ? std::string_view() : second->view();
   const auto table = LcsTable::compute(a, b, kMaxLcsCells);
   if (!table) return ctx.reply.error(errors::kLcsNoMemory);
   if (want_len) return ctx.reply.integer(table->length());
