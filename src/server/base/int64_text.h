@@ -1,5 +1,7 @@
-// Redis's string2ll: the one way an integer argument or config value is read, so that a value
-// Redis refuses ("-0", "007", "+1", " 1", 21 characters) we refuse too.
+// Redis's string2ll: how every integer argument, and every config value Redis reads with it, is
+// read, so that a value Redis refuses ("-0", "007", "+1", " 1", 21 characters) we refuse too.
+// (The few configs Redis reads with strtoll, save and a buffer limit's seconds, keep a reader
+// of their own.)
 #pragma once
 
 #include <cstdint>

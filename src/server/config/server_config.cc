@@ -33,8 +33,11 @@ long long capped_memory(unsigned long long bytes) {
       std::min<unsigned long long>(bytes, std::numeric_limits<long long>::max()));
 }
 
-// An integer config, read as Redis reads one (string2ll: no "-0", "007" or "+1").
-template <auto Member, long long Min, long long Max>
+// An integer config, read as Redis reads one (string2ll: no "-0", "007" or "+1"), refused
+// outside [Min, Max] and stored clamped to [Lowest, Highest]: hz takes any value Redis takes
+// and runs at the nearest rate in [1, 500], which CONFIG GET then reports, as Redis's does.
+template <auto Member, long long Min, long long Max, long long Lowest = Min,
+          long long Highest = Max>
 ConfigParam integer_param(std::string_view name, bool runtime) {
   return ConfigParam{name, [](const ServerConfig& c) { return std::to_string(c.*Member); },
                      [](ServerConfig& c, std::string_view v) -> std::optional<std::string> {
@@ -43,7 +46,8 @@ ConfigParam integer_param(std::string_view name, bool runtime) {
                        if (*n < Min || *n > Max)
                          return "argument must be between " + std::to_string(Min) + " and " +
                                 std::to_string(Max) + " inclusive";
-                       c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*n);
+                       c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(
+                           std::clamp<long long>(*n, Lowest, Highest));
                        return std::nullopt;
                      },
                      runtime};
@@ -264,18 +268,6 @@ std::optional<std::string> set_latency_percentiles(ServerConfig& c, std::string_
   return std::nullopt;
 }
 
-// Redis takes any hz in [0, INT_MAX] and runs at the nearest rate in [1, 500], which CONFIG GET
-// then reports.
-std::optional<std::string> set_hz(ServerConfig& c, std::string_view v) {
-  constexpr long long kMaxInt = 2147483647;
-  const auto n = parse_int64(v);
-  if (!n) return std::string("argument couldn't be parsed into an integer");
-  if (*n < 0 || *n > kMaxInt)
-    return "argument must be between 0 and " + std::to_string(kMaxInt) + " inclusive";
-  c.hz = std::clamp<long long>(*n, 1, 500);
-  return std::nullopt;
-}
-
 std::optional<std::string> set_appendonly(ServerConfig& c, std::string_view v) {
   if (iequals(v, "no")) {
     c.appendonly = "no";
@@ -314,7 +306,7 @@ const std::vector<ConfigParam>& params() {
           "client-query-buffer-limit", true),
       ConfigParam{"client-output-buffer-limit", get_output_limits, set_output_limits, true},
       integer_param<&ServerConfig::tcp_backlog, 0, 65535>("tcp-backlog", false),
-      ConfigParam{"hz", [](const ServerConfig& c) { return std::to_string(c.hz); }, set_hz, true},
+      integer_param<&ServerConfig::hz, 0, 2147483647, 1, 500>("hz", true),
       integer_param<&ServerConfig::threads, 0, 1024>("threads", false),
       integer_param<&ServerConfig::threads, 0, 1024>("io-threads", false),  // Redis's name
       bool_param<&ServerConfig::realtime_loops>("realtime-loops", false),
@@ -409,6 +401,7 @@ std::optional<unsigned long long> parse_memory(std::string_view text) {
   // memtoull: digits (none reads as 0), then a unit; a sign of either kind is refused.
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits >= 128) return std::nullopt;  // memtoull copies the digits into 128 bytes
   const std::string_view unit = text.substr(digits);
   unsigned long long multiplier = 1;
   if (unit.empty() || iequals(unit, "b")) {
