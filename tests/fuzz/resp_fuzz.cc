@@ -6,9 +6,9 @@
 // The first byte picks how the request bytes arrive: 0x80 and above all at once, else in pieces
 // of 1 + (byte % 32) bytes, appended to the unread tail the way a socket read would (so partial
 // commands, parser resumption and the session's buffer moves are exercised). Replies go to a
-// std::string that is checked and dropped after each command: it must be whole, well-formed
-// replies (well_framed), or the run stops as on a crash. The run stops at a protocol error or QUIT,
-// where the server would close the connection.
+// std::string that is checked and dropped after each command: it must be one whole,
+// well-formed reply or none (well_framed), or the run stops as on a crash. The run stops at a
+// protocol error or QUIT, where the server would close the connection.
 //
 // What differs from the server, and why:
 //   * the clock is fixed (the same input replays exactly); DEBUG is refused (the default
@@ -150,14 +150,13 @@ std::size_t one_reply(std::string_view out, int depth = 0) {
   }
 }
 
-// Every byte of `out` belongs to a whole reply.
+// `out`, what one command wrote, is at most one whole reply. (No command here writes more: there
+// is no pub/sub, and CLIENT REPLY OFF or SKIP write none.) One reply and no more, not merely
+// whole replies, so that an error cut in two by a CRLF it quoted fails even when its tail reads
+// as a reply of its own ("-ERR ... 'x" then "+y', ...").
 bool well_framed(std::string_view out) {
-  while (!out.empty()) {
-    const std::size_t used = one_reply(out);
-    if (used == 0) return false;
-    out.remove_prefix(used);
-  }
-  return true;
+  if (out.empty()) return true;
+  return one_reply(out) == out.size();
 }
 
 bool process(std::string& input, chronocached::resp::Parser& parser, ServerState& state,
