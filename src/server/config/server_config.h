@@ -137,7 +137,8 @@ std::vector<SavePoint> save_points(const ServerConfig& config);
 std::string snapshot_path(const ServerConfig& config);
 
 // "1gb" -> 1073741824, as Redis's memtoull (b, k, kb, m, mb, g, gb; case-insensitive): no sign,
-// no blanks, no fractions; "" and a bare unit read as 0; past the uint64 maximum, that maximum.
+// no blanks, no fractions, fewer than 128 digits; "" and a bare unit read as 0; past the uint64
+// maximum, that maximum (where Redis's product wraps).
 std::optional<unsigned long long> parse_memory(std::string_view text);
 
 struct ConfigLoad {
