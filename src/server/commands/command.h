@@ -40,10 +40,6 @@ enum CommandFlag : std::uint32_t {
   kNoAsyncLoading = 1u << 18,
 };
 
-// One of a command's key specs, as Redis 7 declares them (COMMAND INFO, GETKEYSANDFLAGS): where
-// its keys begin (an argument's index, or the argument after a keyword searched for from
-// `startfrom`, backwards when negative) and how many follow (lastkey: relative to the first
-// key, or from the end when negative).
 // Where the keys of a command whose key specs cannot say it are (Redis's getkeys_proc): the
 // first key's index, how many follow it one by one, and what the command does to them.
 struct KeyRange {
@@ -53,6 +49,10 @@ struct KeyRange {
 };
 using KeyRangeFinder = KeyRange (*)(std::span<const std::string_view> args);
 
+// One of a command's key specs, as Redis 7 declares them (COMMAND INFO, GETKEYSANDFLAGS): where
+// its keys begin (an argument's index, or the argument after a keyword searched for from
+// `startfrom`, backwards when negative) and how many follow (lastkey: relative to the first
+// key, or from the end when negative).
 struct KeySpec {
   std::string_view flags;  // Redis's words, in its order: "RW access delete"
   int index = 0;
