@@ -580,7 +580,10 @@ def test_slowlog_keeps_a_command_that_ran_past_the_threshold(own):
     assert len(entries) == 1, entries
     entry_id, when, usec, args, peer, name = entries[0]
     assert args == ["DEBUG", "SLEEP", "0.1"]  # as sent
-    assert 100_000 <= usec < 10_000_000
+    # The duration is TSC cycles at a rate measured over 2 ms as the server starts, refined by
+    # every tick. A test run right after the start uses that first rate, which a preemption
+    # between its clock readings on a loaded machine skews: make test saw 99 984 and 99 691 us.
+    assert 90_000 <= usec < 10_000_000
     assert abs(when - time.time()) < 60
     assert peer == own.client_info()["addr"]
     assert name == ""
