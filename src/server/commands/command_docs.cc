@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/base/words.h"
 #include "server/commands/arguments.h"
 #include "server/commands/command_keys.h"
 #include "server/commands/command_table.h"
@@ -50,15 +51,8 @@ constexpr std::string_view kAclCategories[] = {
 };
 
 bool has_word(std::string_view words, std::string_view word) {
-  std::size_t i = 0;
-  while (i < words.size()) {
-    while (i < words.size() && words[i] == ' ') ++i;
-    std::size_t end = words.find(' ', i);
-    if (end == std::string_view::npos) end = words.size();
-    if (words.substr(i, end - i) == word) return true;
-    i = end;
-  }
-  return false;
+  const std::vector<std::string_view> list = words_of(words);
+  return std::ranges::find(list, word) != list.end();
 }
 
 // The spec's categories plus the ones Redis implies from its flags (setImplicitACLCategories),
@@ -89,12 +83,7 @@ bool in_category(const CommandSpec& spec, std::string_view category) {
 // strings (tips), as Redis writes each.
 enum class WordsAs { kSimple, kBulk };
 void write_words(resp::ReplyWriter& w, std::string_view text, WordsAs as = WordsAs::kSimple) {
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t end = std::min(text.find(' ', i), text.size());
-    if (end > i) words.push_back(text.substr(i, end - i));
-    i = end + 1;
-  }
+  const std::vector<std::string_view> words = words_of(text);
   w.set(words.size());
   for (std::string_view word : words) {
     if (as == WordsAs::kBulk) {

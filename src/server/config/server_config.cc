@@ -15,6 +15,7 @@
 
 #include "server/base/ascii.h"
 #include "server/base/int64_text.h"
+#include "server/base/words.h"
 #include "server/config/maxmemory_policy.h"
 
 namespace chronocached {
@@ -134,17 +135,6 @@ std::optional<std::string> set_maxmemory_policy(ServerConfig& c, std::string_vie
     error.append(entry.name);
   }
   return error;
-}
-
-// Space-separated words (empty ones skipped).
-std::vector<std::string_view> words_of(std::string_view v) {
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < v.size();) {
-    const std::size_t end = std::min(v.find(' ', i), v.size());
-    if (end > i) words.push_back(v.substr(i, end - i));
-    i = end + 1;
-  }
-  return words;
 }
 
 // client-output-buffer-limit as Redis writes it: one or more "<class> <hard> <soft> <seconds>"
