@@ -19,5 +19,17 @@ TEST(CycleClock, RateKeepsTheElapsedNanoseconds) {
   EXPECT_DOUBLE_EQ(cycles_per_usec(5, 0ns), 1000.0) << "no time: the 1 GHz guess";
 }
 
+TEST(CycleClock, AReadingPairsTheClockWithTheCountAroundIt) {
+  const std::uint64_t cycles_before = cycles_now();
+  const auto time_before = std::chrono::steady_clock::now();
+  const ClockReading reading = read_clocks();
+  const auto time_after = std::chrono::steady_clock::now();
+  const std::uint64_t cycles_after = cycles_now();
+  EXPECT_LE(time_before, reading.time);
+  EXPECT_LE(reading.time, time_after);
+  EXPECT_LE(cycles_before, reading.cycles);
+  EXPECT_LE(reading.cycles, cycles_after);
+}
+
 }  // namespace
 }  // namespace chronocached
