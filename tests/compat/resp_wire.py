@@ -160,3 +160,13 @@ class Connection:
         reply = bytes(self.buf[:end])
         del self.buf[:end]
         return reply
+
+
+def connect(port, protocol=2):
+    """A Connection speaking `protocol`: RESP3 is asked for with HELLO 3, whose map (of seven
+    fields, "id" and "version" among them, which differ by server) is checked for shape only."""
+    conn = Connection(port)
+    if protocol == 3:
+        reply = conn.command("HELLO", "3")
+        assert reply.startswith(b"%7\r\n"), f"HELLO 3 answered {reply!r}"
+    return conn

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from resp_wire import Connection
+from resp_wire import Connection, connect
 
 # Not swept, with the reason. Everything else in our COMMAND LIST is.
 SKIPPED = {
@@ -140,14 +140,10 @@ def exchange(conn, args):
 def test_every_command_answers_drawn_arguments_as_redis_does(protocol, redis_server, server):
     rng = random.Random(SEED + protocol)
 
-    def connect():
-        conns = (Connection(redis_server.port), Connection(server.port))
-        if protocol == 3:
-            for c in conns:
-                assert c.command("HELLO", "3").startswith(b"%7\r\n")
-        return conns
+    def connect_both():
+        return (connect(redis_server.port, protocol), connect(server.port, protocol))
 
-    conns = connect()
+    conns = connect_both()
     all_ours = command_names(conns[1])
     names = [n for n in all_ours if n not in SKIPPED]
     pools = draw_pools(all_ours, command_names(conns[0]))
@@ -165,7 +161,7 @@ def test_every_command_answers_drawn_arguments_as_redis_does(protocol, redis_ser
                                 f"\n    chronocached: {replies[1][:300]!r}")
                 for c in conns:  # a difference may leave either connection in another state
                     c.close()
-                conns = connect()
+                conns = connect_both()
     finally:
         for c in conns:
             c.close()

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from resp_wire import Connection, encode_command
+from resp_wire import Connection, connect, encode_command
 
 
 def reply(mode):
@@ -67,10 +67,8 @@ def pipeline_bytes(parts):
 
 def answer_to(port, payload, protocol):
     """Everything a fresh connection answers `payload`, up to the reply of a closing ECHO."""
-    conn = Connection(port)
+    conn = connect(port, protocol)
     try:
-        if protocol == 3:
-            assert conn.command("HELLO", "3").startswith(b"%7\r\n")
         end = encode_command(("ECHO", "end-of-pipeline"))
         marker = b"end-of-pipeline\r\n"
         conn.send(payload + end)
@@ -152,10 +150,8 @@ def compare_lines(theirs, ours, where, layout=LAYOUT):
 
 def own_line(port, setup, request, protocol):
     """The reply to `request` (raw bytes, sent alone), after `setup` commands were answered."""
-    conn = Connection(port)
+    conn = connect(port, protocol)
     try:
-        if protocol == 3:
-            conn.command("HELLO", "3")
         for command in setup:
             conn.command(*command)
         conn.send(request)

@@ -23,7 +23,7 @@ import re
 
 import pytest
 
-from resp_wire import Connection
+from resp_wire import Connection, connect
 
 KEYS = [b"a", b"b", b"c", b"bin\x00\xff", b"{a}k"]
 VALUES = [b"", b"0", b"1", b"-1", b" 1", b"1 ", b"0x10", b"-0", b"+1", b"01",
@@ -278,7 +278,7 @@ class Servers:
     each (the side one writes behind a WATCH), and each server's own DUMP payloads."""
 
     def __init__(self, ports, protocol):
-        self.main = [Connection(p) for p in ports]
+        self.main = [connect(p, protocol) for p in ports]
         self.side = [Connection(p) for p in ports]
         self.payloads = []
         for conn in self.main:
@@ -289,8 +289,6 @@ class Servers:
                 own.append(conn.command("DUMP", "dump:source").split(b"\r\n", 1)[1][:-2])
             conn.command("DEL", "dump:source")
             self.payloads.append(own)
-            if protocol == 3:
-                assert conn.command("HELLO", "3").startswith(b"%7\r\n")
 
     def run(self, words):
         """The two replies, the command sent with each server's own payload for RESTORE. A
