@@ -31,10 +31,6 @@ SKIPPED = {
     "bgsave": "writes a snapshot (ours and Redis's formats differ)",
     "migrate": "connects to the host it is given",
     "debug": "sleeps, crashes or changes state on purpose",
-    "cluster|failover": "cluster mode is off: kept to the cluster tests",
-    "cluster|reset": "cluster mode is off: kept to the cluster tests",
-    "cluster|meet": "cluster mode is off: kept to the cluster tests",
-    "cluster|replicate": "cluster mode is off: kept to the cluster tests",
     # Their answers differ by process, by time or by design (docs/design/server.md).
     "info": "figures of each process",
     "time": "the clock",
