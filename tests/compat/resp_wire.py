@@ -109,7 +109,9 @@ class Connection:
     def _fill(self):
         chunk = self.sock.recv(1 << 16)
         if not chunk:
-            raise ConnectionError("connection closed by the server; unread: %r" % bytes(self.buf))
+            # The unread bytes can be a whole value (hundreds of MB): the first 200 say enough.
+            raise ConnectionError("connection closed by the server; %d bytes unread, from %r"
+                                  % (len(self.buf), bytes(self.buf[:200])))
         self.buf += chunk
 
     def _line_end(self, start):
@@ -170,3 +172,31 @@ def connect(port, protocol=2):
         reply = conn.command("HELLO", "3")
         assert reply.startswith(b"%7\r\n"), f"HELLO 3 answered {reply!r}"
     return conn
+
+
+class _Reply(Connection):
+    """A complete reply read from memory: the Connection's reader without a socket."""
+
+    def __init__(self, data):  # no socket, so not Connection.__init__
+        self.buf = bytearray(data)
+
+    def _fill(self):
+        raise ValueError("incomplete reply: %r" % bytes(self.buf[:200]))
+
+
+def array_elements(reply):
+    """Each element's raw bytes of a complete array reply (`*`, or RESP3's set `~`); None for any
+    other reply, a null array included."""
+    if reply[:1] not in (b"*", b"~"):
+        return None
+    reader = _Reply(reply)
+    at = reader._line_end(0)
+    count = int(reply[1:at - 2])
+    if count < 0:
+        return None
+    elements = []
+    for _ in range(count):
+        end = reader._skip_reply(at)
+        elements.append(reply[at:end])
+        at = end
+    return elements
