@@ -126,6 +126,7 @@ TEST(CacheExpiry, ASliceCutShortByTheHostCarriesItsDebtToTheNextSlice) {
   const std::size_t owed = std::min(cache.slot_capacity(), pacer.pacing().max_slice_slots);
   const SliceResult cut = reclaim_slice(cache, pacer, cache.clock().now(), never);
   EXPECT_EQ(cut.examined, ExpiryPacer::kCheckEverySlots);  // one chunk, then the host said stop
+  EXPECT_TRUE(cut.out_of_time);
   EXPECT_GT(cut.reclaimed, 0u);
   EXPECT_EQ(pacer.debt(), cache.slot_capacity() - ExpiryPacer::kCheckEverySlots);
   EXPECT_GT(owed, ExpiryPacer::kCheckEverySlots);
@@ -143,6 +144,8 @@ TEST(CacheExpiry, ACacheWithoutDueDeadlinesCostsNoSweeping) {
   cache.put(key_of(99'999), 0, 1h);
   ExpiryPacer pacer;
   EXPECT_EQ(reclaim_slice(cache, pacer, cache.clock().now(), [] { return true; }).examined, 0u);
+  EXPECT_FALSE(reclaim_slice(cache, pacer, cache.clock().now(), [] { return false; }).out_of_time)
+      << "nothing was due, so nothing was cut short";
   cache.clock().advance(30min);
   EXPECT_EQ(reclaim_slice(cache, pacer, cache.clock().now(), [] { return true; }).examined, 0u);
   EXPECT_EQ(pacer.debt(), 0u);

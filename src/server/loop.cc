@@ -434,7 +434,7 @@ void Loop::housekeeping() {
     state_.heap_trimmer.step(state_.keyspace, now_);
     cycle_rate_.calibrate();
     if (cycle_rate_.calibrated()) state_.set_cycle_rate(cycle_rate_.per_usec());
-    state_.stats.sample_ops(unix_ms_);
+    state_.sample_rates(unix_ms_);
   }
   const std::int64_t timeout_ms = state_.config.timeout * 1000;
   std::vector<std::uint64_t> idle;
@@ -455,6 +455,7 @@ void Loop::housekeeping() {
 void Loop::expire_slice(SteadyTime stop_at) {
   const auto start = std::chrono::steady_clock::now();
   const auto keep_going = [&] { return std::chrono::steady_clock::now() < stop_at; };
+  bool out_of_time = false;
   for (std::size_t i = 0; i < state_.keyspace.count(); ++i) {
     chronocache::ExpiryPacer& pacer = expiry_pacers_[i];
     if (!state_.debug.active_expire) {
@@ -462,8 +463,9 @@ void Loop::expire_slice(SteadyTime stop_at) {
       continue;
     }
     SweptDb db(state_.keyspace.db(i));
-    chronocache::reclaim_slice(db, pacer, now_, keep_going);
+    out_of_time |= chronocache::reclaim_slice(db, pacer, now_, keep_going).out_of_time;
   }
+  if (out_of_time) ++state_.stats.expire_time_cap_reached;
   state_.stats.expire_cycle_ns += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count());

@@ -41,6 +41,7 @@
 #include "server/store/latency_histogram.h"
 #include "server/store/latency_monitor.h"
 #include "server/store/memory_budget.h"
+#include "server/store/rate_samples.h"
 #include "server/store/record_compactor.h"
 #include "server/store/slow_log.h"
 #include "server/upstream/fetch_queue.h"
@@ -74,6 +75,9 @@ struct ServerStats {
   // Wall time spent in active expiry's slices (Redis's expire_cycle_cpu_milliseconds, which
   // times its cycles the same way).
   std::uint64_t expire_cycle_ns = 0;
+  // Active expiry's slices that stopped at their time budget with due slots left unexamined
+  // (Redis's expired_time_cap_reached_count: its cycles that stopped at their time limit).
+  std::uint64_t expire_time_cap_reached = 0;
   // The state lock (loop.h), for INFO's threads figures: how often it was taken, and the
   // time-stamp-counter cycles it was held and waited for (cycle_clock.h).
   std::uint64_t lock_acquisitions = 0;
@@ -92,26 +96,11 @@ struct ServerStats {
   // one multiply a command.
   std::uint64_t ns_per_cycle_q32 = std::uint64_t{1} << 32;
 
-  // instantaneous_ops_per_sec: like Redis, the mean rate over the last 16 tick samples.
-  void sample_ops(std::int64_t now_ms) {
-    if (last_sample_ms != 0 && now_ms > last_sample_ms &&
-        commands_processed >= last_sample_commands) {  // (CONFIG RESETSTAT zeroes the count)
-      ops_samples[sample_index++ % ops_samples.size()] =
-          (commands_processed - last_sample_commands) * 1000 /
-          static_cast<std::uint64_t>(now_ms - last_sample_ms);
-    }
-    last_sample_ms = now_ms;
-    last_sample_commands = commands_processed;
-  }
-  std::uint64_t instantaneous_ops() const {
-    std::uint64_t sum = 0;
-    for (std::uint64_t s : ops_samples) sum += s;
-    return sum / ops_samples.size();
-  }
-  std::array<std::uint64_t, 16> ops_samples{};
-  std::size_t sample_index = 0;
-  std::int64_t last_sample_ms = 0;
-  std::uint64_t last_sample_commands = 0;
+  // INFO's instantaneous_ops_per_sec, _input_kbps and _output_kbps, sampled by the
+  // housekeeping tick (Loop::housekeeping).
+  RateSamples ops_rate;
+  RateSamples input_rate;                                    // bytes
+  RateSamples output_rate;                                   // bytes
   std::map<std::string, std::uint64_t, std::less<>> errors;  // by error code ("ERR", ...)
 };
 
@@ -194,6 +183,7 @@ struct ServerState {
         snapshots(keyspace, logger),
         random(hash_seed ^ 0x5bd1e995) {
     for (long long i = 0; i < config.threads; ++i) io.push_back(std::make_unique<IoCounters>());
+    restart_rates();
     memory.measure_baseline();
     apply_config();
   }
@@ -211,6 +201,36 @@ struct ServerState {
   // compare execute_now makes for both.
   void update_slow_command_cycles() {
     slow_command_cycles = std::min(slow_log.threshold_cycles(), latency_monitor.threshold_cycles());
+  }
+
+  // Bytes read from and written to clients since the start or the last CONFIG RESETSTAT, all
+  // loops together (INFO's total_net_input_bytes and total_net_output_bytes).
+  struct NetBytes {
+    std::uint64_t input = 0;
+    std::uint64_t output = 0;
+  };
+  NetBytes net_bytes() const {
+    NetBytes total;
+    for (const auto& loop : io) {
+      total.input += loop->input.load(std::memory_order_relaxed);
+      total.output += loop->output.load(std::memory_order_relaxed);
+    }
+    return total;
+  }
+  // INFO's instantaneous rates count from now (the start, CONFIG RESETSTAT), every sample 0.
+  void restart_rates() {
+    const std::int64_t unix_ms = clock.unix_ms();
+    const NetBytes net = net_bytes();
+    stats.ops_rate.restart(unix_ms, stats.commands_processed);
+    stats.input_rate.restart(unix_ms, net.input);
+    stats.output_rate.restart(unix_ms, net.output);
+  }
+  // Samples INFO's instantaneous rates (the housekeeping tick, at `unix_ms`).
+  void sample_rates(std::int64_t unix_ms) {
+    const NetBytes net = net_bytes();
+    stats.ops_rate.add(unix_ms, stats.commands_processed);
+    stats.input_rate.add(unix_ms, net.input);
+    stats.output_rate.add(unix_ms, net.output);
   }
 
   // After `config` changed (start, CONFIG SET): each module takes its own settings from it.

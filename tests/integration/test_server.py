@@ -136,6 +136,38 @@ def test_keyspace_hits_misses_and_expired_keys_count(r):
     assert after["expired_keys"] - before["expired_keys"] == 1
 
 
+def test_instantaneous_rates_follow_the_traffic_and_config_resetstat_zeroes_them(r):
+    # The rates are means of the last 16 per-second rates, sampled on the server's real 100 ms
+    # housekeeping tick; a burst shows for 1.6 s. One MiB in and one out, in samples of at most
+    # a second each even on a loaded machine, is at least 1024 / 16 = 64 kbps.
+    value = "x" * (1 << 20)
+    pipe = r.pipeline(transaction=False)
+    pipe.set("big", value)
+    pipe.get("big")
+    for _ in range(1000):
+        pipe.ping()
+    pipe.execute()
+
+    def burst_shows():
+        stats = r.info("stats")
+        return (stats["instantaneous_input_kbps"] >= 64
+                and stats["instantaneous_output_kbps"] >= 64
+                and stats["instantaneous_ops_per_sec"] > 0)
+
+    assert wait_for(burst_shows, timeout=5), {k: v for k, v in r.info("stats").items() if "instant" in k or "net" in k}
+    stats = r.info("stats")
+    assert stats["total_net_input_bytes"] > 1 << 20 and stats["total_net_output_bytes"] > 1 << 20
+    assert stats["instantaneous_input_repl_kbps"] == 0 and stats["total_net_repl_input_bytes"] == 0
+
+    pipe = r.pipeline(transaction=False)
+    pipe.config_resetstat()
+    pipe.info("stats")
+    after = pipe.execute()[1]
+    assert after["instantaneous_ops_per_sec"] == 0
+    assert after["instantaneous_input_kbps"] == 0 and after["instantaneous_output_kbps"] == 0
+    assert after["total_net_input_bytes"] < 1 << 20
+
+
 def test_writes_count_as_changes_since_last_save(r):
     before = r.info("persistence")["rdb_changes_since_last_save"]
     r.set("a", 1)

@@ -114,6 +114,7 @@ class ExpiryPacer {
 struct SliceResult {
   std::size_t examined = 0;
   std::size_t reclaimed = 0;
+  bool out_of_time = false;  // keep_going() stopped it before it examined what was due
 };
 
 // One paced slice on `cache` (anything with reclaim_expired_at, slot_capacity and
@@ -136,7 +137,10 @@ SliceResult reclaim_slice(CacheT& cache, ExpiryPacer& pacer, TimePoint now,
       pacer.idle(now);
       return result;
     }
-    if (result.examined < due && !keep_going()) break;
+    if (result.examined < due && !keep_going()) {
+      result.out_of_time = true;
+      break;
+    }
   }
   pacer.paid(result.examined);
   return result;
