@@ -14,6 +14,13 @@
 //                    first page) and 236 (a segment fitted to 12 pages)
 //   bm_miss/255/0    the same segments, the address computed from the hash (equal segments
 //                    allow it): the directory's load taken out of the chain
+//   bm_miss/G/2      every segment's control bytes side by side in one region of their own
+//                    (each G * 16 bytes, rounded to a line), bodies elsewhere, found through
+//                    the directory: the layout a table with a control-byte region would have
+//   bm_miss/254/3    each segment's 32-byte header and control bytes on one page of its own,
+//                    the pages of a 2 MiB pool chunk's 39 segments side by side at its front
+//                    (bodies behind them), through the directory: what the pool could give
+//                    without a region of its own
 //
 // ~727 000 groups each (10 M entries at a load of 0.86). Every group holds 13 random tags and 3
 // empty lanes, so a probe ends in its home group and no branch depends on the memory read (a
@@ -78,24 +85,37 @@ class Pages {
 void bm_miss(benchmark::State& state) {
   const auto groups_per_segment = static_cast<std::size_t>(state.range(0));
   const bool by_directory = state.range(1) != 0;
+  const bool ctrl_region = state.range(1) == 2;
+  const bool ctrl_pages_lead = state.range(1) == 3;
   const bool flat = groups_per_segment == 0;
   const std::size_t segments = flat ? 1 : kTotalGroups / groups_per_segment;
   const std::size_t groups = flat ? kTotalGroups : groups_per_segment;
   const std::size_t stride =
-      flat ? 0 : (kFixedBytes + groups * (kLanes + kBodyBytes) + kPage - 1) / kPage * kPage;
-  const std::size_t ctrl_at = flat ? 0 : kHeaderBytes;
-  const Pages memory(flat ? kTotalGroups * kLanes : segments * stride);
+      flat          ? 0
+      : ctrl_region ? (groups * kLanes + 63) / 64 * 64
+                    : (kFixedBytes + groups * (kLanes + kBodyBytes) + kPage - 1) / kPage * kPage;
+  const std::size_t ctrl_at = flat || ctrl_region ? 0 : kHeaderBytes;
+  // 13-page reservations (a page of control bytes, 12 of bodies): 39 to a 2 MiB chunk.
+  constexpr std::size_t per_chunk = 39;
+  constexpr std::size_t kChunkBytes = std::size_t{2} << 20;
+  const auto ctrl_address = [&](unsigned char* base, std::size_t s) {
+    if (ctrl_pages_lead) return base + s / per_chunk * kChunkBytes + s % per_chunk * kPage + 32;
+    return base + s * stride + ctrl_at;
+  };
+  const Pages memory(flat              ? kTotalGroups * kLanes
+                     : ctrl_pages_lead ? (segments / per_chunk + 1) * kChunkBytes
+                                       : segments * stride);
 
   std::mt19937_64 rng(42);
   for (std::size_t s = 0; s < segments; ++s) {
-    unsigned char* ctrl = memory.data() + s * stride + ctrl_at;
+    unsigned char* ctrl = ctrl_address(memory.data(), s);
     for (std::size_t byte = 0; byte < groups * kLanes; ++byte)
       ctrl[byte] = byte % kLanes < 3 ? kEmpty : static_cast<unsigned char>(rng() % 127);
   }
   // Every directory entry points to a segment, some segments under two (a local depth of 11).
   std::vector<DirectoryEntry> directory(std::size_t{1} << kDepth);
   for (std::size_t e = 0; e < directory.size(); ++e)
-    directory[e] = {memory.data() + (e * segments >> kDepth) * stride + ctrl_at,
+    directory[e] = {ctrl_address(memory.data(), e * segments >> kDepth),
                     static_cast<std::uint32_t>(groups), 0};
 
   const __m128i empty = _mm_set1_epi8(static_cast<char>(kEmpty));
@@ -122,7 +142,15 @@ void bm_miss(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
 }
 
-BENCHMARK(bm_miss)->Args({0, 0})->Args({275, 1})->Args({255, 1})->Args({236, 1})->Args({255, 0});
+BENCHMARK(bm_miss)
+    ->Args({0, 0})
+    ->Args({275, 1})
+    ->Args({255, 1})
+    ->Args({236, 1})
+    ->Args({255, 0})
+    ->Args({275, 2})
+    ->Args({255, 2})
+    ->Args({254, 3});
 
 }  // namespace
 
