@@ -59,8 +59,10 @@ struct CommandStats {
 // read, so that no cache line is shared between loops per read() or write(); atomic because the
 // loop counts outside the state lock while INFO or CONFIG RESETSTAT reads or zeroes under it.
 struct alignas(64) IoCounters {
-  std::atomic<std::uint64_t> input{0};
-  std::atomic<std::uint64_t> output{0};
+  std::atomic<std::uint64_t> input{0};   // bytes read
+  std::atomic<std::uint64_t> output{0};  // bytes written
+  std::atomic<std::uint64_t> reads{0};   // reads from client sockets (Redis's read events)
+  std::atomic<std::uint64_t> writes{0};  // flushes of a client's pending output
 };
 
 struct ServerStats {
@@ -203,31 +205,46 @@ struct ServerState {
     slow_command_cycles = std::min(slow_log.threshold_cycles(), latency_monitor.threshold_cycles());
   }
 
-  // Bytes read from and written to clients since the start or the last CONFIG RESETSTAT, all
-  // loops together (INFO's total_net_input_bytes and total_net_output_bytes).
-  struct NetBytes {
+  // What the loops read from and wrote to clients since the start or the last CONFIG
+  // RESETSTAT, all together (INFO's total_net_*_bytes and total_*_processed), and the reads and
+  // writes of loops other than loop 0 (io_threaded_*_processed: as Redis's I/O threads, they
+  // take that work off the loop that runs the timers; 0 with one loop, as Redis with one).
+  struct IoTotals {
     std::uint64_t input = 0;
     std::uint64_t output = 0;
+    std::uint64_t reads = 0;
+    std::uint64_t writes = 0;
+    std::uint64_t threaded_reads = 0;
+    std::uint64_t threaded_writes = 0;
   };
-  NetBytes net_bytes() const {
-    NetBytes total;
-    for (const auto& loop : io) {
-      total.input += loop->input.load(std::memory_order_relaxed);
-      total.output += loop->output.load(std::memory_order_relaxed);
+  IoTotals io_totals() const {
+    IoTotals total;
+    for (std::size_t i = 0; i < io.size(); ++i) {
+      const IoCounters& loop = *io[i];
+      total.input += loop.input.load(std::memory_order_relaxed);
+      total.output += loop.output.load(std::memory_order_relaxed);
+      const std::uint64_t reads = loop.reads.load(std::memory_order_relaxed);
+      const std::uint64_t writes = loop.writes.load(std::memory_order_relaxed);
+      total.reads += reads;
+      total.writes += writes;
+      if (i != 0) {
+        total.threaded_reads += reads;
+        total.threaded_writes += writes;
+      }
     }
     return total;
   }
   // INFO's instantaneous rates count from now (the start, CONFIG RESETSTAT), every sample 0.
   void restart_rates() {
     const std::int64_t unix_ms = clock.unix_ms();
-    const NetBytes net = net_bytes();
+    const IoTotals net = io_totals();
     stats.ops_rate.restart(unix_ms, stats.commands_processed);
     stats.input_rate.restart(unix_ms, net.input);
     stats.output_rate.restart(unix_ms, net.output);
   }
   // Samples INFO's instantaneous rates (the housekeeping tick, at `unix_ms`).
   void sample_rates(std::int64_t unix_ms) {
-    const NetBytes net = net_bytes();
+    const IoTotals net = io_totals();
     stats.ops_rate.add(unix_ms, stats.commands_processed);
     stats.input_rate.add(unix_ms, net.input);
     stats.output_rate.add(unix_ms, net.output);

@@ -86,6 +86,7 @@ void Session::read_and_process() {
   std::size_t room = std::max(kReadChunk, unread);
   if (wanted_bytes_ > unread) room = std::max(kReadChunk, std::min(room, wanted_bytes_ - unread));
   char* space = input_.prepare(room);
+  io_.reads.fetch_add(1, std::memory_order_relaxed);
   const ssize_t n = read(fd_, space, input_.free_space());
   if (n == 0) {
     closed_ = true;
@@ -238,6 +239,7 @@ void Session::process() {
 }
 
 bool Session::flush() {
+  if (sent_ < output_.size()) io_.writes.fetch_add(1, std::memory_order_relaxed);
   while (sent_ < output_.size()) {
     const ssize_t n = write(fd_, output_.data() + sent_, output_.size() - sent_);
     if (n < 0) {

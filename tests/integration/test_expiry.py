@@ -79,7 +79,6 @@ def test_config_resetstat_clears_the_expire_cycle_figures(r):
     # slices of at most 250 us: the first slice after the clock jumps owes 128 K slots, over
     # 90 K erases, so it stops at its time budget (expired_time_cap_reached_count).
     load(r, "k", 200_000, ttl_ms=(1_000, 2_000))
-    assert r.info("stats")["expired_time_cap_reached_count"] == 0  # nothing was due yet
     advance(r, 5_000)
     assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     stats = r.info("stats")

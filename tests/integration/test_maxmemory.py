@@ -9,11 +9,14 @@ budget set at run time is reached promptly while other clients are served, and t
 fails a WATCH. No test sleeps for synchronisation: each polls INFO with a deadline.
 """
 import random
+import re
 import threading
 import time
 
 import pytest
 import redis
+
+from support import wait_for
 
 EVICTING = ["allkeys-lru", "allkeys-lfu", "allkeys-random", "allkeys-sieve", "allkeys-s3fifo",
             "allkeys-wtinylfu"]
@@ -119,6 +122,31 @@ def test_noeviction_refuses_writes_with_redis_text(start_server, redis_server):
     assert results[0] == results[1]
     assert results[0][1] == "error: " + OOM
     assert evicted(ours) == 0
+
+
+def test_eviction_exceeded_time_spans_from_a_refusal_to_the_next_call_within_the_budget(
+        start_server):
+    # Redis's total_eviction_exceeded_time and current_eviction_exceeded_time: a span opens when
+    # an eviction call leaves memory over the budget (here noeviction refuses a write) and closes
+    # at the first call that finds it within. Real milliseconds pass between these calls.
+    s, c = start(start_server)
+    stats = info(c, "stats")
+    assert stats["total_eviction_exceeded_time"] == 0 and stats["current_eviction_exceeded_time"] == 0
+    c.set("present", "value")
+    c.config_set("maxmemory", "1")
+    with pytest.raises(redis.ResponseError, match=re.escape(OOM)):
+        c.set("refused", "value")
+    assert wait_for(lambda: info(c, "stats")["current_eviction_exceeded_time"] >= 5, timeout=10)
+    stats = info(c, "stats")
+    assert stats["total_eviction_exceeded_time"] >= stats["current_eviction_exceeded_time"] >= 5
+    c.config_set("maxmemory", "0")
+    c.config_set("maxmemory", "1gb")
+    assert c.set("accepted", "value")  # within the budget: the span closes
+    stats = info(c, "stats")
+    assert stats["current_eviction_exceeded_time"] == 0
+    assert stats["total_eviction_exceeded_time"] >= 5
+    c.config_resetstat()
+    assert info(c, "stats")["total_eviction_exceeded_time"] == 0
 
 
 # ---- Evicting policies -----------------------------------------------------------------------

@@ -168,6 +168,19 @@ def test_instantaneous_rates_follow_the_traffic_and_config_resetstat_zeroes_them
     assert after["total_net_input_bytes"] < 1 << 20
 
 
+def test_reads_and_writes_processed_count_each_request_and_reply(r):
+    before = r.info("stats")
+    for _ in range(50):
+        assert r.ping()
+    after = r.info("stats")
+    # 50 PINGs and an INFO, each read in one read and answered in one write (the INFO's reply is
+    # written after the figures are taken).
+    assert after["total_reads_processed"] - before["total_reads_processed"] == 51
+    assert after["total_writes_processed"] - before["total_writes_processed"] == 51
+    if r.config_get("threads")["threads"] == "1":
+        assert after["io_threaded_reads_processed"] == 0, "one loop: nothing off loop 0"
+
+
 def test_writes_count_as_changes_since_last_save(r):
     before = r.info("persistence")["rdb_changes_since_last_save"]
     r.set("a", 1)

@@ -132,6 +132,26 @@ def test_mixed_clients_end_in_the_modelled_state(threaded):
     assert c.info("stats")["total_commands_processed"] > CLIENTS * rounds * 4
 
 
+def test_reads_and_writes_are_counted_on_every_loop(threaded):
+    # total_*_processed counts every loop's reads and flushes; io_threaded_*_processed those of
+    # loops other than loop 0, as Redis counts its I/O threads' share.
+    c = threaded.client(decode_responses=True)
+    before = c.info("stats")
+    clients = [threaded.client(decode_responses=True) for _ in range(8)]  # spread over the loops
+    for o in clients:
+        for _ in range(25):
+            assert o.ping()
+    after = c.info("stats")
+    reads = after["total_reads_processed"] - before["total_reads_processed"]
+    writes = after["total_writes_processed"] - before["total_writes_processed"]
+    # 200 PINGs and this INFO, one request a read and one reply a write (plus the connections'
+    # HELLO or nothing, and a read that finds a client gone); never fewer than one each.
+    assert 201 <= reads <= 260 and 200 <= writes <= 260, (reads, writes)
+    threaded_reads = after["io_threaded_reads_processed"] - before["io_threaded_reads_processed"]
+    threaded_writes = after["io_threaded_writes_processed"] - before["io_threaded_writes_processed"]
+    assert 0 < threaded_reads < reads and 0 < threaded_writes < writes
+
+
 def test_client_kill_monitor_and_info_span_loops(threaded):
     c = threaded.client(decode_responses=True)
     others = [threaded.client(decode_responses=True) for _ in range(6)]

@@ -192,6 +192,17 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("used_memory_dataset_perc", percent_of(dataset, used));
   info.field("total_system_memory", system_memory);
   info.field("total_system_memory_human", human_bytes(system_memory));
+  // No scripting (EVAL, FUNCTION): no Lua VM, no scripts, no functions.
+  for (const char* field : {"used_memory_lua", "used_memory_vm_eval"}) info.field(field, 0);
+  info.field("used_memory_lua_human", human_bytes(0));
+  for (const char* field :
+       {"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
+        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"})
+    info.field(field, 0);
+  info.field("used_memory_vm_total_human", human_bytes(0));
+  info.field("used_memory_functions", 0);
+  info.field("used_memory_scripts", 0);
+  info.field("used_memory_scripts_human", human_bytes(0));
   info.field("maxmemory", maxmemory);
   info.field("maxmemory_human", human_bytes(maxmemory));
   info.field("maxmemory_policy", server.config.maxmemory_policy);
@@ -200,8 +211,10 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("mem_fragmentation_bytes", static_cast<long long>(rss) - static_cast<long long>(used));
   info.field("mem_not_counted_for_evict", 0);  // no replication backlog or AOF buffer
   info.field("mem_replication_backlog", 0);
+  info.field("mem_total_replication_buffers", 0);
   info.field("mem_clients_slaves", 0);
   info.field("mem_clients_normal", memory.client_bytes());
+  info.field("mem_cluster_links", 0);  // no cluster bus (docs/design/server.md, "Cluster mode")
   info.field("mem_aof_buffer", 0);
   info.field("mem_allocator", "libc");
   info.field("active_defrag_running", server.compactor.running() ? 1 : 0);
@@ -265,7 +278,7 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("total_connections_received", stats.connections_received);
   info.field("total_commands_processed", stats.commands_processed);
   info.field("instantaneous_ops_per_sec", stats.ops_rate.per_second());
-  const ServerState::NetBytes net = server.net_bytes();
+  const ServerState::IoTotals net = server.io_totals();
   info.field("total_net_input_bytes", net.input);
   info.field("total_net_output_bytes", net.output);
   info.field("total_net_repl_input_bytes", 0);  // no replication
@@ -295,8 +308,12 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("evicted_keys", since_reset(server.memory.evicted(), stats.evicted_keys_reset));
   info.field("evicted_clients", 0);
   info.field("total_eviction_exceeded_time", server.memory.exceeded_usec() / 1000);
+  info.field("current_eviction_exceeded_time", server.memory.current_exceeded_usec() / 1000);
   info.field("keyspace_hits", since_reset(engine.hits, stats.keyspace_hits_reset));
   info.field("keyspace_misses", since_reset(engine.misses, stats.keyspace_misses_reset));
+  // No pub/sub.
+  for (const char* field : {"pubsub_channels", "pubsub_patterns", "pubsubshard_channels"})
+    info.field(field, 0);
   info.field("latest_fork_usec", 0);
   info.field("total_forks", 0);
   info.field("migrate_cached_sockets", 0);
@@ -307,7 +324,18 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("active_defrag_misses", server.compactor.spared());
   info.field("active_defrag_key_hits", server.compactor.moved());
   info.field("active_defrag_key_misses", server.compactor.spared());
+  const chronocache::TimePoint now = server.clock.now();
+  info.field("total_active_defrag_time", server.compactor.total_pass_time(now).count());
+  info.field("current_active_defrag_time", server.compactor.current_pass_time(now).count());
+  // No client-side caching (CLIENT TRACKING), no AOF or replication stream to error from.
+  for (const char* field : {"tracking_total_keys", "tracking_total_items",
+                            "tracking_total_prefixes", "unexpected_error_replies"})
+    info.field(field, 0);
   info.field("total_error_replies", stats.total_error_replies);
+  info.field("total_reads_processed", net.reads);
+  info.field("total_writes_processed", net.writes);
+  info.field("io_threaded_reads_processed", net.threaded_reads);
+  info.field("io_threaded_writes_processed", net.threaded_writes);
 }
 
 void replication_section(InfoText& info, const ServerState& server) {
@@ -550,6 +578,8 @@ void reset_stats(ServerState& server) {
   for (const auto& loop : server.io) {
     loop->input.store(0, std::memory_order_relaxed);
     loop->output.store(0, std::memory_order_relaxed);
+    loop->reads.store(0, std::memory_order_relaxed);
+    loop->writes.store(0, std::memory_order_relaxed);
   }
   stats.total_error_replies = 0;
   stats.expire_cycle_ns = 0;
@@ -561,7 +591,8 @@ void reset_stats(ServerState& server) {
   stats.keyspace_misses_reset = engine.misses;
   stats.expired_keys_reset = engine.expired;
   stats.evicted_keys_reset = server.memory.evicted();
-  server.compactor.reset_stats();
+  server.compactor.reset_stats(server.clock.now());
+  server.memory.reset_exceeded();
   stats.commands.clear();
   stats.latency.clear();
   stats.errors.clear();

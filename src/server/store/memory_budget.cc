@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -97,15 +98,15 @@ MemoryBudget::EvictResult MemoryBudget::evict(TimePoint now, std::size_t db) {
   refresh(db);
   if (!over_cached()) {
     pending_ = false;
-    return EvictResult::kOk;
+    return noted(EvictResult::kOk);
   }
   refresh_all();
-  return evict_until_within(now);
+  return noted(evict_until_within(now));
 }
 
 MemoryBudget::EvictResult MemoryBudget::background_step(TimePoint now) {
   refresh_all();
-  return evict_until_within(now);
+  return noted(evict_until_within(now));
 }
 
 MemoryBudget::EvictResult MemoryBudget::evict_until_within(TimePoint now) {
@@ -118,24 +119,39 @@ MemoryBudget::EvictResult MemoryBudget::evict_until_within(TimePoint now) {
   for (int since_check = 1;; ++since_check) {
     if (!evict_one(now)) {
       pending_ = false;  // nothing evictable: the next write that passes the budget retries
-      exceeded_usec_ += monotonic_usec() - started;
       return EvictResult::kFail;
     }
     if (!over_cached()) {
       pending_ = false;
-      exceeded_usec_ += monotonic_usec() - started;
       return EvictResult::kOk;
     }
     if (since_check == kKeysPerClockCheck) {
       since_check = 0;
-      const std::uint64_t elapsed = monotonic_usec() - started;
-      if (elapsed >= limit) {
+      if (monotonic_usec() - started >= limit) {
         pending_ = true;
-        exceeded_usec_ += elapsed;
         return EvictResult::kRunning;
       }
     }
   }
+}
+
+MemoryBudget::EvictResult MemoryBudget::noted(EvictResult result) {
+  if (result != EvictResult::kOk) {
+    if (exceeded_since_usec_ == 0)
+      exceeded_since_usec_ = std::max<std::uint64_t>(1, monotonic_usec());
+  } else if (exceeded_since_usec_ != 0) {
+    exceeded_total_usec_ += monotonic_usec() - exceeded_since_usec_;
+    exceeded_since_usec_ = 0;
+  }
+  return result;
+}
+
+std::uint64_t MemoryBudget::current_exceeded_usec() const {
+  return exceeded_since_usec_ == 0 ? 0 : monotonic_usec() - exceeded_since_usec_;
+}
+
+std::uint64_t MemoryBudget::exceeded_usec() const {
+  return exceeded_total_usec_ + current_exceeded_usec();
 }
 
 bool MemoryBudget::evict_one(TimePoint now) {

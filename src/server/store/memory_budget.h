@@ -112,8 +112,17 @@ class MemoryBudget {
   bool pending() const { return pending_; }
   // Keys evicted since start (CONFIG RESETSTAT keeps its own offset).
   std::uint64_t evicted() const { return evicted_; }
-  // Time spent over the budget, in microseconds (Redis's total_eviction_exceeded_time).
-  std::uint64_t exceeded_usec() const { return exceeded_usec_; }
+  // Redis's total_eviction_exceeded_time and current_eviction_exceeded_time, in microseconds:
+  // the time from an eviction call that left memory over the budget (its time slice ran out, or
+  // nothing could be evicted) to the first call that found it within. A call that evicts its
+  // way back within the budget at once opens no span. The total includes the current span.
+  std::uint64_t exceeded_usec() const;
+  std::uint64_t current_exceeded_usec() const;
+  // CONFIG RESETSTAT: both 0, and a span under way starts again at the next call over budget.
+  void reset_exceeded() {
+    exceeded_total_usec_ = 0;
+    exceeded_since_usec_ = 0;
+  }
 
   // Most persistent victims put back per key evicted under volatile-lru/-lfu.
   static constexpr int kMaxPersistentSkips = 64;
@@ -125,6 +134,8 @@ class MemoryBudget {
   // when nothing could go.
   bool evict_one(TimePoint now);
   EvictResult evict_until_within(TimePoint now);
+  // Every eviction call's result passes here: it opens or closes the exceeded span.
+  EvictResult noted(EvictResult result);
   void refresh(std::size_t db);
   void refresh_all();
   bool over_cached() const {
@@ -146,7 +157,8 @@ class MemoryBudget {
   std::size_t cached_dataset_ = 0;            // their sum
   std::atomic<std::size_t> client_bytes_{0};
   std::uint64_t evicted_ = 0;
-  std::uint64_t exceeded_usec_ = 0;
+  std::uint64_t exceeded_total_usec_ = 0;  // spans that ended
+  std::uint64_t exceeded_since_usec_ = 0;  // the open span's start (monotonic); 0: none
   bool pending_ = false;
   std::size_t next_db_ = 0;  // round robin over databases
   // Per database, the volatile fallback scan's progress.

@@ -14,6 +14,7 @@ void RecordCompactor::step(TimePoint now, const std::function<bool()>& keep_goin
     if (!settings_.enabled || now < next_pass_at_ || !worth_a_pass()) return;
     if (keyspace_->arena().plan_compaction() == 0) return;  // nothing the plan could empty
     running_ = true;
+    pass_started_ = now;
     ++passes_;
     db_ = 0;
     cursor_ = 0;
@@ -27,6 +28,7 @@ void RecordCompactor::step(TimePoint now, const std::function<bool()>& keep_goin
     // Every database walked: the marked pages have emptied, or will as their spared records
     // expire.
     running_ = false;
+    ended_passes_time_ += now - pass_started_;
     next_pass_at_ = now + kPassCooldown;
     break;
   }

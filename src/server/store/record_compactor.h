@@ -60,9 +60,21 @@ class RecordCompactor {
   // kSpareHorizon, or no memory to move them into.
   std::uint64_t spared() const { return spared_; }
   std::uint64_t passes() const { return passes_; }  // passes started, ever
-  void reset_stats() {
+  // How long the pass under way has run at `now`, and every pass since the start or the last
+  // reset_stats() with it (Redis's current_active_defrag_time and total_active_defrag_time).
+  chronocache::Duration current_pass_time(TimePoint now) const {
+    return running_ ? now - pass_started_ : chronocache::Duration{0};
+  }
+  chronocache::Duration total_pass_time(TimePoint now) const {
+    return ended_passes_time_ + current_pass_time(now);
+  }
+  // CONFIG RESETSTAT at `now`: the counts and times start again from 0 (a pass under way from
+  // `now`).
+  void reset_stats(TimePoint now) {
     moved_ = 0;
     spared_ = 0;
+    ended_passes_time_ = chronocache::Duration{0};
+    pass_started_ = now;
   }
 
  private:
@@ -81,6 +93,8 @@ class RecordCompactor {
   std::uint64_t spared_ = 0;
   std::uint64_t passes_ = 0;
   TimePoint next_pass_at_{};  // kPassCooldown after the last pass ended
+  TimePoint pass_started_{};  // the running pass's start
+  chronocache::Duration ended_passes_time_{0};
 };
 
 }  // namespace chronocached

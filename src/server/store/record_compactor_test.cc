@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "server/store/keyspace.h"
 
@@ -108,6 +109,30 @@ TEST_F(RecordCompactorTest, ANewPassWaitsForTheCooldownAfterTheLastOne) {
   run_slice();
   EXPECT_EQ(compactor_.passes(), 2u);
   EXPECT_GT(compactor_.moved(), moved);
+}
+
+TEST_F(RecordCompactorTest, APassIsTimedFromItsFirstSliceToItsLast) {
+  for (int i = 0; i < kKeys; ++i) db().put(key(i), kValue, kNoExpiry, now_);
+  erase_odd_keys();
+  EXPECT_EQ(compactor_.total_pass_time(now_), 0ms);
+  // Slices of one check each, 2 ms apart, until the pass ends.
+  int slices = 0;
+  do {
+    bool first_check = true;
+    compactor_.step(now_, [&] { return std::exchange(first_check, false); });
+    ++slices;
+    if (compactor_.running()) {
+      EXPECT_EQ(compactor_.current_pass_time(now_), (slices - 1) * 2ms);
+      now_ += 2ms;
+    }
+  } while (compactor_.running() && slices < 100'000);
+  ASSERT_FALSE(compactor_.running());
+  ASSERT_GT(slices, 2);
+  EXPECT_EQ(compactor_.current_pass_time(now_), 0ms);
+  EXPECT_EQ(compactor_.total_pass_time(now_), (slices - 1) * 2ms);
+
+  compactor_.reset_stats(now_);
+  EXPECT_EQ(compactor_.total_pass_time(now_ + 1s), 0ms);
 }
 
 TEST_F(RecordCompactorTest, TurnedOffItStartsNoPass) {
