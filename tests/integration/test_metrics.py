@@ -70,6 +70,8 @@ def test_the_exposition_passes_promtool_and_counts_what_clients_did(metrics):
     assert values["chronocache_keyspace_hit_ratio"] == 0.5
     assert values['chronocache_keys{db="0"}'] == 5
     assert values["chronocache_connected_clients"] >= 1
+    assert values["chronocache_net_input_bytes_total"] > 0
+    assert values["chronocache_net_output_bytes_total"] > 0
     assert values['chronocache_evicted_keys_total{policy="noeviction"}'] == 0
     assert values["chronocache_memory_used_bytes"] > 0
     assert values["chronocache_memory_rss_bytes"] > values["chronocache_memory_dataset_bytes"]

@@ -307,8 +307,9 @@ void stats_section(InfoText& info, const ServerState& server) {
   info.field("expire_cycle_cpu_milliseconds", stats.expire_cycle_ns / 1'000'000);
   info.field("evicted_keys", since_reset(server.memory.evicted(), stats.evicted_keys_reset));
   info.field("evicted_clients", 0);
-  info.field("total_eviction_exceeded_time", server.memory.exceeded_usec() / 1000);
-  info.field("current_eviction_exceeded_time", server.memory.current_exceeded_usec() / 1000);
+  const MemoryBudget::ExceededTime exceeded = server.memory.exceeded_time();
+  info.field("total_eviction_exceeded_time", exceeded.total_usec / 1000);
+  info.field("current_eviction_exceeded_time", exceeded.current_usec / 1000);
   info.field("keyspace_hits", since_reset(engine.hits, stats.keyspace_hits_reset));
   info.field("keyspace_misses", since_reset(engine.misses, stats.keyspace_misses_reset));
   // No pub/sub.

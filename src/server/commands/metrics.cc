@@ -82,6 +82,11 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
   out.family("chronocache_connections_rejected_total", "counter",
              "Connections refused (maxclients).");
   out.sample(static_cast<double>(stats.rejected_connections));
+  const ServerState::IoTotals io = server.io_totals();
+  out.family("chronocache_net_input_bytes_total", "counter", "Bytes read from clients.");
+  out.sample(static_cast<double>(io.input));
+  out.family("chronocache_net_output_bytes_total", "counter", "Bytes written to clients.");
+  out.sample(static_cast<double>(io.output));
 
   // Commands, in name order (as INFO commandstats); counters restart at CONFIG RESETSTAT. One
   // pass per family, so the ordinals are kept.

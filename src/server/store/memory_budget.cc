@@ -53,6 +53,8 @@ void MemoryBudget::configure(const Settings& settings) {
   // A smaller budget takes effect at once: the next background_step starts shrinking.
   refresh_all();
   pending_ = over_cached();
+  // Back within (a larger budget, or none): the exceeded span ends here, not at the next write.
+  if (!pending_) noted(EvictResult::kOk);
 }
 
 std::size_t MemoryBudget::dataset_bytes() const {
@@ -146,12 +148,10 @@ MemoryBudget::EvictResult MemoryBudget::noted(EvictResult result) {
   return result;
 }
 
-std::uint64_t MemoryBudget::current_exceeded_usec() const {
-  return exceeded_since_usec_ == 0 ? 0 : monotonic_usec() - exceeded_since_usec_;
-}
-
-std::uint64_t MemoryBudget::exceeded_usec() const {
-  return exceeded_total_usec_ + current_exceeded_usec();
+MemoryBudget::ExceededTime MemoryBudget::exceeded_time() const {
+  const std::uint64_t current =
+      exceeded_since_usec_ == 0 ? 0 : monotonic_usec() - exceeded_since_usec_;
+  return {exceeded_total_usec_ + current, current};
 }
 
 bool MemoryBudget::evict_one(TimePoint now) {

@@ -114,10 +114,14 @@ class MemoryBudget {
   std::uint64_t evicted() const { return evicted_; }
   // Redis's total_eviction_exceeded_time and current_eviction_exceeded_time, in microseconds:
   // the time from an eviction call that left memory over the budget (its time slice ran out, or
-  // nothing could be evicted) to the first call that found it within. A call that evicts its
-  // way back within the budget at once opens no span. The total includes the current span.
-  std::uint64_t exceeded_usec() const;
-  std::uint64_t current_exceeded_usec() const;
+  // nothing could be evicted) to the first call, or configure(), that found it within. A call
+  // that evicts its way back within the budget at once opens no span. The total includes the
+  // current span (one clock reading for both).
+  struct ExceededTime {
+    std::uint64_t total_usec = 0;
+    std::uint64_t current_usec = 0;
+  };
+  ExceededTime exceeded_time() const;
   // CONFIG RESETSTAT: both 0, and a span under way starts again at the next call over budget.
   void reset_exceeded() {
     exceeded_total_usec_ = 0;

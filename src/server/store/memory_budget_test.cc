@@ -75,30 +75,32 @@ TEST_F(MemoryBudgetTest, NoevictionFailsOverBudgetAndEvictsNothing) {
 }
 
 TEST_F(MemoryBudgetTest, TheExceededSpanOpensAtAFailureAndClosesAtTheNextCallWithin) {
+  using Exceeded = MemoryBudget::ExceededTime;
   for (int i = 0; i < 100; ++i) db().put(key(i), std::string(1000, 'v'), kNoExpiry, now_);
   configure(MaxmemoryPolicy::kAllKeysRandom, budget_.used() - 20 * 1000);
   ASSERT_EQ(budget_.background_step(now_), Result::kOk);
-  EXPECT_EQ(budget_.exceeded_usec(), 0u) << "evicted back within at once: no span";
-  EXPECT_EQ(budget_.current_exceeded_usec(), 0u);
+  Exceeded t = budget_.exceeded_time();
+  EXPECT_EQ(t.total_usec, 0u) << "evicted back within at once: no span";
+  EXPECT_EQ(t.current_usec, 0u);
 
   configure(MaxmemoryPolicy::kNoEviction, budget_.used() / 2);
   ASSERT_EQ(budget_.evict(now_, 0), Result::kFail);
-  const std::uint64_t open = budget_.current_exceeded_usec();
-  EXPECT_EQ(budget_.exceeded_usec(), open) << "the total includes the open span";
+  const Exceeded open = budget_.exceeded_time();
+  EXPECT_EQ(open.total_usec, open.current_usec) << "the total includes the open span";
   ASSERT_EQ(budget_.evict(now_, 0), Result::kFail);
-  EXPECT_GE(budget_.current_exceeded_usec(), open) << "a second failure keeps the same span";
+  EXPECT_GE(budget_.exceeded_time().current_usec, open.current_usec)
+      << "a second failure keeps the same span";
 
-  configure(MaxmemoryPolicy::kNoEviction, 0);
-  configure(MaxmemoryPolicy::kNoEviction, budget_.used() * 2);
+  configure(MaxmemoryPolicy::kNoEviction, budget_.used() * 2);  // within: the span ends
+  t = budget_.exceeded_time();
+  EXPECT_EQ(t.current_usec, 0u);
+  EXPECT_GE(t.total_usec, open.total_usec);
   ASSERT_EQ(budget_.evict(now_, 0), Result::kOk);
-  EXPECT_EQ(budget_.current_exceeded_usec(), 0u);
-  const std::uint64_t closed = budget_.exceeded_usec();
-  EXPECT_GE(closed, open);
-  ASSERT_EQ(budget_.evict(now_, 0), Result::kOk);
-  EXPECT_EQ(budget_.exceeded_usec(), closed) << "time within the budget adds nothing";
+  EXPECT_EQ(budget_.exceeded_time().total_usec, t.total_usec)
+      << "time within the budget adds nothing";
 
   budget_.reset_exceeded();
-  EXPECT_EQ(budget_.exceeded_usec(), 0u);
+  EXPECT_EQ(budget_.exceeded_time().total_usec, 0u);
 }
 
 TEST_F(MemoryBudgetTest, AllkeysLruEvictsTheLeastRecentUntilWithinBudget) {

@@ -51,14 +51,27 @@ TEST(RateSamples, RestartZeroesEverySampleAndCountsFromTheNewTotal) {
   EXPECT_EQ(rate.per_second(), 100u);
 }
 
-TEST(RateSamples, ATotalThatGoesBackOrAStalledClockAddsNoSample) {
+TEST(RateSamples, ATotalThatGoesBackAddsNoSampleAndCountsFromThere) {
   RateSamples rate(0, 1'000);
   rate.add(100, 10);  // reset elsewhere: no huge unsigned difference
   EXPECT_EQ(rate.per_second(), 0u);
-  rate.add(100, 500);  // the same millisecond: no division by zero
+  rate.add(200, 170);
+  EXPECT_EQ(rate.per_second(), 100u);  // 160 over 100 ms, a sixteenth of the mean
+}
+
+TEST(RateSamples, CallsWithinAPeriodAreIgnoredSoSixteenSamplesSpanOnePointSixSeconds) {
+  // A server at hz 100 ticks every 10 ms: still a sample every 100 ms.
+  RateSamples rate;
+  std::uint64_t total = 0;
+  for (int ms = 10; ms <= 1'600; ms += 10) {
+    total += 16;  // 1 600 a second
+    rate.add(ms, total);
+  }
+  EXPECT_EQ(rate.per_second(), 1'600u);
+  for (int ms = 1'610; ms <= 3'100; ms += 10) rate.add(ms, total);  // idle for 1.5 s
+  EXPECT_EQ(rate.per_second(), 100u) << "one busy sample of 16 is left";
+  rate.add(3'200, total);
   EXPECT_EQ(rate.per_second(), 0u);
-  rate.add(200, 660);
-  EXPECT_EQ(rate.per_second(), 100u);
 }
 
 }  // namespace
