@@ -80,8 +80,9 @@ enum class PutOutcome : std::uint8_t {
 
 // What a lookup by a host counts (find_prehashed, find_key_prehashed, upsert_prehashed).
 enum class Access : std::uint8_t {
-  kRead,  // a read: a hit or a miss in stats, on_access for the policy
-  kPeek,  // neither: the lookup of a write (put, the server's SET without GET)
+  kRead,     // a read: a hit or a miss in stats, on_access for the policy
+  kNoTouch,  // a hit or a miss in stats, nothing for the policy: a look at the entry
+  kPeek,     // neither: the lookup of a write (put, the server's SET without GET)
 };
 
 // A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
@@ -414,7 +415,8 @@ class Cache {
   // move slots, erase frees).
   //
   // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
-  // policy of the access, as get; Access::kPeek counts nothing (put). assign and update are an
+  // policy of the access, as get; Access::kNoTouch counts it and tells the policy nothing;
+  // Access::kPeek counts nothing (put). assign and update are an
   // access for the policy as well (Redis's SET refreshes a key's LRU clock and LFU counter), so
   // a kRead lookup that overwrites is two accesses, as a GET followed by a SET. insert is
   // on_insert, erase on_erase; neither counts a hit or a miss.
@@ -618,6 +620,22 @@ class Cache {
                                                TimePoint now) requires(!Table::kQuotientKeys) {
     const Ref ref = read_live(key, h, now, Access::kRead, reads_remove_expired_);
     return ref ? &ref.slot->key : nullptr;
+  }
+
+  // A look at the live entry of `key`, for a host's introspection (the server's OBJECT, as
+  // Redis's LOOKUP_NOTOUCH): a hit or a miss in stats, as a read, but no access for the policy,
+  // so looking does not make the entry recent or frequent. Both pointers null: no live entry.
+  // Valid until the next call that is not const.
+  struct Inspection {
+    const K* key = nullptr;
+    const typename Policy::Meta* meta = nullptr;  // the entry's policy word
+  };
+  template <class Q>
+  Inspection inspect_prehashed(const Q& key, Hashed h,
+                               TimePoint now) requires(!Table::kQuotientKeys) {
+    const Ref ref = read_live(key, h, now, Access::kNoTouch, reads_remove_expired_);
+    if (!ref) return {};
+    return {&ref.slot->key, &table_.meta(ref)};
   }
 
   // Whether a read that meets an expired entry removes it (the default) or reports it missing and
@@ -939,9 +957,9 @@ class Cache {
         ref = Ref{};  // names no free slot: the insert looks for one
       }
     }
-    if (access == Access::kRead) {
+    if (access != Access::kPeek) {
       if (ref) {
-        policy_.on_access(table_.meta(ref));
+        if (access == Access::kRead) policy_.on_access(table_.meta(ref));
         ++stats_.hits;
       } else {
         ++stats_.misses;
@@ -1220,14 +1238,12 @@ class Cache {
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
-      if (access == Access::kRead) {
-        policy_.on_access(table_.meta(ref));
-        ++stats_.hits;
-      }
+      if (access == Access::kRead) policy_.on_access(table_.meta(ref));
+      if (access != Access::kPeek) ++stats_.hits;
       return ref;
     }
     if (ref && remove_expired) erase_expired(ref);
-    if (access == Access::kRead) ++stats_.misses;
+    if (access != Access::kPeek) ++stats_.misses;
     return Ref{};
   }
   [[gnu::noinline]] void erase_expired(Ref ref) {

@@ -10,6 +10,7 @@
 #include "chronocache/base/hash.h"
 #include "chronocache/cache.h"
 #include "chronocache/clock/manual_clock.h"
+#include "chronocache/policy/lfu.h"
 #include "chronocache/policy/ttl_only.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +66,30 @@ TEST(CacheHostApi, FindKeyPeekCountsNoHitOrMissButStillRemovesAnExpiredEntry) {
   EXPECT_EQ(cache.find_key_prehashed(2, Hashed{cache.hash_of(2)}, cache.clock().now()),
             found);  // kRead: a hit
   EXPECT_EQ(cache.stats().hits, 1u);
+}
+
+TEST(CacheHostApi, InspectCountsAHitOrAMissAndLeavesTheEvictionOrderAlone) {
+  Cache<int, int, Lfu, ManualClock> cache({.max_entries = 2});
+  cache.put(1, 10);
+  cache.put(2, 20);
+  ASSERT_EQ(cache.get(2), 20);  // 2 has two accesses, 1 one: 1 is the victim
+  const auto inspect = [&](int key) {
+    return cache.inspect_prehashed(key, Hashed{cache.hash_of(key)}, cache.clock().now());
+  };
+  for (int i = 0; i < 5; ++i) {
+    const auto found = inspect(1);
+    ASSERT_NE(found.key, nullptr);
+    EXPECT_EQ(*found.key, 1);
+    EXPECT_EQ(cache.policy().count_of(*found.meta), 1u) << "looking is no access";
+  }
+  EXPECT_EQ(cache.policy().count_of(*inspect(2).meta), 2u);
+  EXPECT_EQ(inspect(3).key, nullptr);
+  EXPECT_EQ(inspect(3).meta, nullptr);
+  EXPECT_EQ(cache.stats().hits, 1u + 6u);
+  EXPECT_EQ(cache.stats().misses, 2u);
+  cache.put(3, 30);  // evicts the least frequent: still 1, however often it was inspected
+  EXPECT_FALSE(cache.contains(1));
+  EXPECT_TRUE(cache.contains(2));
 }
 
 TEST(CacheHostApi, SetDeadlineMovesPersistsOrDeletes) {

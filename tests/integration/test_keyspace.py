@@ -9,7 +9,7 @@ import random
 
 import pytest
 import redis
-from support import error_of, advance
+from support import advance, error_of, wait_for
 
 ERR_SYNTAX = "syntax error"
 ERR_NOT_INTEGER = "value is not an integer or out of range"
@@ -548,6 +548,33 @@ def test_object_idletime_is_zero_and_freq_needs_lfu(r):
     r.set("k", "v")
     assert r.object("idletime", "k") == 0
     assert error_of(r, "OBJECT", "FREQ", "k") == ERR_NO_LFU
+
+
+def test_object_counts_keyspace_hits_and_misses_as_redis_does(r):
+    r.set("k", "v")
+    before = r.info("stats")
+    r.object("encoding", "k")
+    r.object("refcount", "k")
+    assert r.object("encoding", "missing") is None
+    after = r.info("stats")
+    assert after["keyspace_hits"] - before["keyspace_hits"] == 2
+    assert after["keyspace_misses"] - before["keyspace_misses"] == 1
+
+
+def test_object_does_not_make_a_key_recent_under_allkeys_lru(start_server):
+    # Redis's OBJECT looks with LOOKUP_NOTOUCH: the oldest key stays the first to go however
+    # often OBJECT asks about it; a GET does make it recent.
+    s = start_server("--maxmemory-policy", "allkeys-lru")
+    c = s.client(decode_responses=True)
+    for i in range(100):
+        c.set(f"k:{i}", "x" * 1000)
+    for _ in range(10):
+        assert c.object("encoding", "k:0") == "raw"
+    c.get("k:1")
+    c.config_set("maxmemory", str(c.info("memory")["used_memory"] - 5000))
+    assert wait_for(lambda: c.info("stats")["evicted_keys"] >= 2, timeout=10)
+    assert c.exists("k:0") == 0, "OBJECT touched the oldest key"
+    assert c.exists("k:1") == 1, "a GET makes a key recent"
 
 
 @pytest.mark.parametrize("sub", ["ENCODING", "REFCOUNT", "IDLETIME", "FREQ"])

@@ -70,6 +70,29 @@ def test_redis_cli_basics(server):
     assert run([cli, "-p", p, "get", "tool:x"]).stdout == b"from stdin\n"
 
 
+def test_redis_cli_hotkeys_finds_the_most_read_keys_under_lfu(start_server):
+    # --hotkeys SCANs every key and asks OBJECT FREQ for each; OBJECT looks without touching
+    # (Redis's LOOKUP_NOTOUCH), so the scan itself changes no key's count.
+    cli = tool("redis-cli")
+    s = start_server("--maxmemory-policy", "allkeys-lfu")
+    c = s.client(decode_responses=True)
+    for i in range(50):
+        c.set(f"hot:{i}", "v")
+    for _ in range(30):
+        c.get("hot:7")
+    for _ in range(10):
+        c.get("hot:3")
+    assert c.object("freq", "hot:7") == 31  # the insert and 30 reads, the policy's own count
+    out = run([cli, "-p", str(s.port), "--hotkeys"])
+    assert out.returncode == 0, out.stderr
+    summary = out.stdout.decode().split("-------- summary -------")[1]
+    found = re.findall(r'hot key found with counter: (\d+)\s+keyname: "([^"]+)"', summary)
+    assert found[:2] == [("31", "hot:7"), ("11", "hot:3")], summary
+    assert c.object("freq", "hot:7") == 31 and c.object("freq", "hot:1") == 1
+    with pytest.raises(Exception, match="LFU"):  # OBJECT IDLETIME is refused under LFU
+        c.object("idletime", "hot:7")
+
+
 def test_redis_cli_pipe_mode(server):
     cli = tool("redis-cli")
     c = server.client()

@@ -45,6 +45,8 @@ class Lfu {
     nodes_.release(meta.node);
   }
   void on_move(Meta& meta, SlotId id) noexcept { nodes_[meta.node].slot = id; }
+  // The entry's count: 1 at insert, +1 for each access, at most kMaxCount.
+  std::uint32_t count_of(const Meta& meta) const noexcept { return nodes_[meta.node].aux; }
   std::optional<SlotId> pick_victim() noexcept {
     while (min_count_ <= kMaxCount && nodes_.empty(min_count_)) ++min_count_;
     if (min_count_ > kMaxCount) {

@@ -80,6 +80,12 @@ class SwitchablePolicy {
     });
   }
 
+  // An entry's word as P's own Meta, for reading per-entry state of the selected P (get_if<P>()).
+  template <class P>
+  static typename P::Meta meta_as(const Meta& meta) noexcept {
+    return unpack<P>(meta);
+  }
+
   // Replaces the selected policy by a fresh P. The caller must then call Cache::reset_policy().
   template <class P>
   void select() {

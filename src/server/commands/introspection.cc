@@ -61,18 +61,19 @@ std::string_view encoding_of(const Blob& value) {
 }
 
 // OBJECT's subcommands look the key up first: a missing key is a null reply, whatever else.
-const Blob* object_lookup(CommandContext& ctx) {
-  const Blob* value = ctx.db().find(ctx.args[2], ctx.now);
-  if (value == nullptr) ctx.reply.null();
-  return value;
+// OBJECT's lookups leave the key's place in the eviction order as it was (Db::inspect).
+Db::Inspection object_lookup(CommandContext& ctx) {
+  Db::Inspection found = ctx.db().inspect(ctx.args[2], ctx.now);
+  if (found.record == nullptr) ctx.reply.null();
+  return found;
 }
 
 void object_encoding(CommandContext& ctx) {
-  if (const Blob* value = object_lookup(ctx)) ctx.reply.bulk(encoding_of(*value));
+  if (const Blob* value = object_lookup(ctx).record) ctx.reply.bulk(encoding_of(*value));
 }
 
 void object_refcount(CommandContext& ctx) {
-  const Blob* value = object_lookup(ctx);
+  const Blob* value = object_lookup(ctx).record;
   if (value == nullptr) return;
   const auto number = integer_encoded(*value);
   const bool shared =
@@ -80,22 +81,25 @@ void object_refcount(CommandContext& ctx) {
   ctx.reply.integer(shared ? kSharedRefcount : 1);
 }
 
+// The LFU policy's count of the key's accesses (Db::inspect): a linear count, not Redis's
+// logarithmic counter with its decay, so the numbers differ from Redis's; the order they put
+// keys in (what redis-cli --hotkeys reads them for) is the policy's own.
 void object_freq(CommandContext& ctx) {
-  if (object_lookup(ctx) == nullptr) return;
+  const Db::Inspection found = object_lookup(ctx);
+  if (found.record == nullptr) return;
   if (!policy_is_lfu(ctx.server.config)) {
     return ctx.reply.error(errors::kNoLfuPolicy);
   }
-  // No access frequency is tracked per key (the keyspace runs the TtlOnly policy): every key
-  // reports the counter of a key never read, rather than an invented one.
-  ctx.reply.integer(0);
+  ctx.reply.integer(found.lfu_count.value_or(0));
 }
 
 void object_idletime(CommandContext& ctx) {
-  if (object_lookup(ctx) == nullptr) return;
+  if (object_lookup(ctx).record == nullptr) return;
   if (policy_is_lfu(ctx.server.config)) {
     return ctx.reply.error(errors::kLfuPolicyNoIdle);
   }
-  // Access times are not tracked yet (no LRU clock per key): every key reports 0 seconds idle.
+  // No access time is kept per key (the ordering policies keep an order, not a clock): every
+  // key reports 0 seconds idle (docs/design/server.md).
   ctx.reply.integer(0);
 }
 

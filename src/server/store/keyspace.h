@@ -116,6 +116,24 @@ class Db {
   const Blob* find(std::string_view key, TimePoint now) {
     return engine_->read_key_prehashed(key, hashed(key), now);
   }
+  // OBJECT's look at a key, as Redis's LOOKUP_NOTOUCH: a keyspace hit or miss, but the key keeps
+  // its place in the eviction order (redis-cli --hotkeys would otherwise make every key it
+  // scans recent, and count one more access for each). `lfu_count`: how many accesses the LFU
+  // policy has seen (1 at insert, +1 for each read or overwrite, up to 255), while it is the
+  // policy (allkeys-lfu, volatile-lfu). record == nullptr: no live key.
+  struct Inspection {
+    const Blob* record = nullptr;
+    std::optional<std::uint32_t> lfu_count;
+  };
+  Inspection inspect(std::string_view key, TimePoint now) {
+    const auto found = engine_->inspect_prehashed(key, hashed(key), now);
+    Inspection out{found.key, std::nullopt};
+    if (found.key != nullptr) {
+      if (const auto* lfu = engine_->policy().template get_if<chronocache::Lfu>())
+        out.lfu_count = lfu->count_of(ServerPolicy::meta_as<chronocache::Lfu>(*found.meta));
+    }
+    return out;
+  }
   // For in-place edits (APPEND, SETRANGE): change the record only through edit(), which keeps
   // the engine's byte count exact and tells watchers.
   Blob* find_mutable(std::string_view key, TimePoint now) {
