@@ -98,11 +98,12 @@ struct ServerStats {
   // one multiply a command.
   std::uint64_t ns_per_cycle_q32 = std::uint64_t{1} << 32;
 
-  // INFO's instantaneous_ops_per_sec, _input_kbps and _output_kbps, sampled by the
-  // housekeeping tick (Loop::housekeeping).
+  // INFO's instantaneous_ops_per_sec, _input_kbps and _output_kbps (of the bytes read and
+  // written), sampled by the housekeeping tick (Loop::housekeeping).
   RateSamples ops_rate;
-  RateSamples input_rate;                                    // bytes
-  RateSamples output_rate;                                   // bytes
+  RateSamples input_rate;
+  RateSamples output_rate;
+
   std::map<std::string, std::uint64_t, std::less<>> errors;  // by error code ("ERR", ...)
 };
 

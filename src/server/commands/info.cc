@@ -192,17 +192,18 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("used_memory_dataset_perc", percent_of(dataset, used));
   info.field("total_system_memory", system_memory);
   info.field("total_system_memory_human", human_bytes(system_memory));
-  // No scripting (EVAL, FUNCTION): no Lua VM, no scripts, no functions.
-  for (const char* field : {"used_memory_lua", "used_memory_vm_eval"}) info.field(field, 0);
-  info.field("used_memory_lua_human", human_bytes(0));
-  for (const char* field :
-       {"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
-        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"})
-    info.field(field, 0);
-  info.field("used_memory_vm_total_human", human_bytes(0));
-  info.field("used_memory_functions", 0);
-  info.field("used_memory_scripts", 0);
-  info.field("used_memory_scripts_human", human_bytes(0));
+  // No scripting (EVAL, FUNCTION): no Lua VM, no scripts, no functions. Redis's fields, at 0.
+  for (const std::string_view field :
+       {"used_memory_lua", "used_memory_vm_eval", "used_memory_lua_human",
+        "used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
+        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total",
+        "used_memory_vm_total_human", "used_memory_functions", "used_memory_scripts",
+        "used_memory_scripts_human"}) {
+    if (field.ends_with("_human"))
+      info.field(field, human_bytes(0));
+    else
+      info.field(field, 0);
+  }
   info.field("maxmemory", maxmemory);
   info.field("maxmemory_human", human_bytes(maxmemory));
   info.field("maxmemory_policy", server.config.maxmemory_policy);
