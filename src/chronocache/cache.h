@@ -416,10 +416,10 @@ class Cache {
   //
   // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
   // policy of the access, as get; Access::kNoTouch counts it and tells the policy nothing;
-  // Access::kPeek counts nothing (put). assign and update are an
-  // access for the policy as well (Redis's SET refreshes a key's LRU clock and LFU counter), so
-  // a kRead lookup that overwrites is two accesses, as a GET followed by a SET. insert is
-  // on_insert, erase on_erase; neither counts a hit or a miss.
+  // Access::kPeek counts nothing (put). assign and update are an access for the policy as well
+  // (Redis's SET refreshes a key's LRU clock and LFU counter), so a kRead lookup that
+  // overwrites is two accesses, as a GET followed by a SET. insert is on_insert, erase
+  // on_erase; neither counts a hit or a miss.
   //
   // Budgets. insert honours max_entries and max_bytes as put does (it may evict other entries,
   // or refuse with kRejectedFull); assign and update that grow the entry evict other entries

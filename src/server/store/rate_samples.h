@@ -1,9 +1,8 @@
 // RateSamples: what INFO's instantaneous_* fields report (ops per second, input and output
 // kbps). As Redis does, a running total is sampled every 100 ms (on the server's housekeeping
 // tick), each sample is the per-second rate since the one before, and the figure is the mean of
-// the last 16: a burst shows within a tick and fades out
-// over 16 of them, and an idle server reads 0. Traffic before the first tick counts: the
-// count starts when the server does.
+// the last 16: a burst shows within a tick and fades out over 16 of them, and an idle server
+// reads 0. Traffic before the first tick counts: the count starts when the server does.
 #pragma once
 
 #include <array>
