@@ -59,7 +59,9 @@ def test_info_default_sections_parse_with_redis_py(r):
     assert info["maxmemory_policy"] == "noeviction"
     assert info["rdb_bgsave_in_progress"] == 0
     assert info["rdb_last_bgsave_status"] == "ok"
-    assert info["instantaneous_ops_per_sec"] == 0
+    # A rate of the last 1.6 s (test_instantaneous_rates_... pins it): this module's few commands
+    # so far, if a tick has sampled them.
+    assert 0 <= info["instantaneous_ops_per_sec"] < 1000
     assert info["total_commands_processed"] > 0
     assert info["total_connections_received"] >= 1
     assert info["cluster_enabled"] == 0
