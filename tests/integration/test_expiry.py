@@ -76,10 +76,11 @@ def test_keys_with_ttls_expire_without_reads_and_free_their_memory(r, malloc_is_
 
 def test_config_resetstat_clears_the_expire_cycle_figures(r):
     # 200 K expirations take a few milliseconds of sweeping even in Release (~25 ns each), in
-    # slices of at most 250 us: the first slice after the clock jumps owes 128 K slots, over
-    # 90 K erases, so it stops at its time budget (expired_time_cap_reached_count).
-    load(r, "k", 200_000, ttl_ms=(1_000, 2_000))
-    advance(r, 5_000)
+    # slices of at most 250 us. None is due while the keys load, however long that takes (an
+    # ASan build); then all are at once, and the first slice after the clock jumps owes 128 K
+    # slots, over 90 K erases, so it stops at its time budget (expired_time_cap_reached_count).
+    load(r, "k", 200_000, ttl_ms=(100_000, 200_000))
+    advance(r, 300_000)
     assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     stats = r.info("stats")
     assert stats["expire_cycle_cpu_milliseconds"] >= 1
