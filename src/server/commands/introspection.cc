@@ -60,8 +60,8 @@ std::string_view encoding_of(const Blob& value) {
   return !value.grown() && value.size() <= kEmbstrLimit ? "embstr" : "raw";
 }
 
-// OBJECT's subcommands look the key up first: a missing key is a null reply, whatever else.
-// OBJECT's lookups leave the key's place in the eviction order as it was (Db::inspect).
+// OBJECT's subcommands look the key up first: a missing key is a null reply, whatever else. The
+// look leaves the key's place in the eviction order as it was (Db::inspect).
 Db::Inspection object_lookup(CommandContext& ctx) {
   Db::Inspection found = ctx.db().inspect(ctx.args[2], ctx.now);
   if (found.record == nullptr) ctx.reply.null();
