@@ -158,7 +158,7 @@ class Engine(Section):
     title = "Engine: the cache library against the flat maps"
 
     def runs(self, context):
-        reps = ["--reps", "2"] if context.quick else []
+        reps = ["--reps", "2", "--large-rounds", "1"] if context.quick else []
         return [Run("engine", python_runner("engine/run_engine_bench.py", "--build-dir",
                                             str(context.build_dir), *reps))]
 
