@@ -10,6 +10,7 @@
 #include "chronocache/base/assert.h"
 #include "server/base/cycle_clock.h"
 #include "server/commands/cluster_command.h"
+#include "server/commands/cluster_routing.h"
 #include "server/commands/errors.h"
 #include "server/persist/snapshots.h"
 
