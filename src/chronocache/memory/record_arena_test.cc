@@ -16,8 +16,7 @@
 namespace chronocache {
 namespace {
 
-// ---- SizeClasses
-// ---------------------------------------------------------------------------------
+// ---- SizeClasses --------------------------------------------------------------------------------
 
 TEST(SizeClasses, EachSizeTakesTheSmallestClassThatHoldsIt) {
   for (std::size_t n = 1; n <= SizeClasses::kMaxClassBytes; ++n) {
@@ -54,8 +53,7 @@ TEST(SizeClasses, ClassesGrowAndKeepRecordsFourByteAligned) {
   EXPECT_EQ(SizeClasses::bytes_of(SizeClasses::kCount - 1), SizeClasses::kMaxClassBytes);
 }
 
-// ---- RecordArena
-// ---------------------------------------------------------------------------------
+// ---- RecordArena --------------------------------------------------------------------------------
 
 // Live records and what was written into them, to check that no two records overlap and that
 // the arena's counts are exact.

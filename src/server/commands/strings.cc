@@ -303,8 +303,7 @@ void getex(CommandContext& ctx) {
   }
 }
 
-// ---- Several keys
-// --------------------------------------------------------------------------------
+// ---- Several keys -------------------------------------------------------------------------------
 
 void mget(CommandContext& ctx) {
   Db& db = ctx.db();
@@ -338,8 +337,7 @@ void msetnx(CommandContext& ctx) {
   ctx.reply.integer(1);
 }
 
-// ---- Editing in place
-// ------------------------------------------------------------------------------
+// ---- Editing in place ---------------------------------------------------------------------------
 
 // APPEND key value: creates the key (even with an empty value) or grows it in place.
 void append(CommandContext& ctx) {
@@ -412,8 +410,7 @@ void setrange(CommandContext& ctx) {
   ctx.reply.integer(static_cast<long long>(total));
 }
 
-// ---- Counters
-// ------------------------------------------------------------------------------------
+// ---- Counters -----------------------------------------------------------------------------------
 
 // Redis's incrDecrCommand: the value must read as a canonical int64 ("012", " 1", "1.0" do not),
 // and the sum must not overflow. The result is rewritten in place, keeping the deadline.
@@ -486,8 +483,7 @@ void incrbyfloat(CommandContext& ctx) {
   ctx.reply.bulk(text);
 }
 
-// ---- LCS
-// ---------------------------------------------------------------------------------------------
+// ---- LCS ----------------------------------------------------------------------------------------
 
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]. A missing key is an empty string.
 void lcs(CommandContext& ctx) {
