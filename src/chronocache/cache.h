@@ -82,8 +82,17 @@ enum class PutOutcome : std::uint8_t {
 enum class Access : std::uint8_t {
   kRead,     // a read: a hit or a miss in stats, on_access for the policy
   kNoTouch,  // a hit or a miss in stats, nothing for the policy: a look at the entry
+  kWrite,    // on_access for the policy, nothing in stats: the lookup of a write that keeps the
+             // entry (the server's INCR and APPEND, as Redis's lookupKeyWrite)
   kPeek,     // neither: the lookup of a write (put, the server's SET without GET)
 };
+// Whether a lookup of `access` tells the policy (on_access), and whether it counts a hit or miss.
+constexpr bool touches_policy(Access access) noexcept {
+  return access == Access::kRead || access == Access::kWrite;
+}
+constexpr bool counts_in_stats(Access access) noexcept {
+  return access == Access::kRead || access == Access::kNoTouch;
+}
 
 // A key's hash, computed once by a caller that needs it too (ShardedCache picks the shard with it).
 struct Hashed {
@@ -416,10 +425,10 @@ class Cache {
   //
   // Stats and policy. Access::kRead counts the probe as a hit (found) or a miss and tells the
   // policy of the access, as get; Access::kNoTouch counts it and tells the policy nothing;
-  // Access::kPeek counts nothing (put). assign and update are an access for the policy as well
-  // (Redis's SET refreshes a key's LRU clock and LFU counter), so a kRead lookup that
-  // overwrites is two accesses, as a GET followed by a SET. insert is on_insert, erase
-  // on_erase; neither counts a hit or a miss.
+  // Access::kWrite tells the policy and counts nothing; Access::kPeek does neither (put). assign
+  // and update are an access for the policy as well (Redis's SET refreshes a key's LRU clock and
+  // LFU counter), so a kRead lookup that overwrites is two accesses, as a GET followed by a SET.
+  // insert is on_insert, erase on_erase; neither counts a hit or a miss.
   //
   // Budgets. insert honours max_entries and max_bytes as put does (it may evict other entries,
   // or refuse with kRejectedFull); assign and update that grow the entry evict other entries
@@ -612,13 +621,14 @@ class Cache {
     return ref ? &ref.slot->key : nullptr;
   }
 
-  // A read in place: as find_key_prehashed with Access::kRead, but the stored key is handed out
-  // const, so a running capture need not hand its segment over first (a read changes nothing a
-  // capture delivers). The server's GET path.
+  // A read in place: as find_key_prehashed, but the stored key is handed out const, so a running
+  // capture need not hand its segment over first (a read changes nothing a capture delivers).
+  // The server's GET path (kRead), and its second look at a key it has read (kPeek).
   template <class Q>
-  CC_ALWAYS_INLINE const K* read_key_prehashed(const Q& key, Hashed h,
-                                               TimePoint now) requires(!Table::kQuotientKeys) {
-    const Ref ref = read_live(key, h, now, Access::kRead, reads_remove_expired_);
+  CC_ALWAYS_INLINE const K* read_key_prehashed(
+      const Q& key, Hashed h, TimePoint now,
+      Access access = Access::kRead) requires(!Table::kQuotientKeys) {
+    const Ref ref = read_live(key, h, now, access, reads_remove_expired_);
     return ref ? &ref.slot->key : nullptr;
   }
 
@@ -957,13 +967,12 @@ class Cache {
         ref = Ref{};  // names no free slot: the insert looks for one
       }
     }
-    if (access != Access::kPeek) {
-      if (ref) {
-        if (access == Access::kRead) policy_.on_access(table_.meta(ref));
+    if (ref && touches_policy(access)) policy_.on_access(table_.meta(ref));
+    if (counts_in_stats(access)) {
+      if (ref)
         ++stats_.hits;
-      } else {
+      else
         ++stats_.misses;
-      }
     }
     Upsert entry(*this, ref, h, now, relative_now);
     return std::forward<Fn>(fn)(entry);
@@ -1238,12 +1247,12 @@ class Cache {
     const std::uint32_t relative_now = relative_now_rebased(now);
     const Ref ref = table_.find(key, h.value);
     if (ref && detail::DeadlineEpoch::is_live(ref.slot->deadline, relative_now)) [[likely]] {
-      if (access == Access::kRead) policy_.on_access(table_.meta(ref));
-      if (access != Access::kPeek) ++stats_.hits;
+      if (touches_policy(access)) policy_.on_access(table_.meta(ref));
+      if (counts_in_stats(access)) ++stats_.hits;
       return ref;
     }
     if (ref && remove_expired) erase_expired(ref);
-    if (access != Access::kPeek) ++stats_.misses;
+    if (counts_in_stats(access)) ++stats_.misses;
     return Ref{};
   }
   [[gnu::noinline]] void erase_expired(Ref ref) {

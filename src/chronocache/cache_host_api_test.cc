@@ -92,6 +92,24 @@ TEST(CacheHostApi, InspectCountsAHitOrAMissAndLeavesTheEvictionOrderAlone) {
   EXPECT_TRUE(cache.contains(2));
 }
 
+TEST(CacheHostApi, AWriteLookupIsAnAccessForThePolicyButNoHitOrMiss) {
+  Cache<int, int, Lfu, ManualClock> cache({.max_entries = 2});
+  cache.put(1, 10);
+  cache.put(2, 20);
+  ASSERT_EQ(cache.get(2), 20);  // 2 has two accesses, 1 one
+  const auto write_lookup = [&](int key) {
+    return cache.find_key_prehashed(key, Hashed{cache.hash_of(key)}, cache.clock().now(),
+                                    Access::kWrite);
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_NE(write_lookup(1), nullptr);  // as INCR would: 1 has four
+  EXPECT_EQ(write_lookup(3), nullptr);
+  EXPECT_EQ(cache.stats().hits, 1u) << "only the get";
+  EXPECT_EQ(cache.stats().misses, 0u);
+  cache.put(3, 30);  // evicts the least frequent: now 2
+  EXPECT_TRUE(cache.contains(1));
+  EXPECT_FALSE(cache.contains(2));
+}
+
 TEST(CacheHostApi, SetDeadlineMovesPersistsOrDeletes) {
   IntCache cache;
   cache.put(1, 10, 5s);
