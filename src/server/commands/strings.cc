@@ -286,7 +286,7 @@ void getex(CommandContext& ctx) {
   ExtendedOptions options;
   if (!parse_extended_options(ctx, OptionsOf::kGetEx, options)) return;
   const std::string_view key = ctx.args[1];
-  Blob* value = nullptr;
+  const Blob* value = nullptr;  // a read (a keyspace hit or miss, as Redis's GETEX counts)
   if (!lookup_string(ctx, key, value)) return;
   if (value == nullptr) return ctx.reply.null();
   Db& db = ctx.db();
@@ -529,10 +529,11 @@ void lcs(CommandContext& ctx) {
 
   // Now the bytes. The second lookup may have moved entries (it removes an expired key), so the
   // first value is looked up again and copied; neither lookup can remove anything this time
-  // (the same `now`, and an expired key is already gone), so the second view stays valid.
-  if (!lookup_string(ctx, ctx.args[1], first, errors::kLcsWrongType)) return;
+  // (the same `now`, and an expired key is already gone), so the second view stays valid. These
+  // looks are not reads of their own: each key counted its keyspace hit or miss above.
+  first = ctx.db().peek(ctx.args[1], ctx.now);
   const std::string a(first == nullptr ? std::string_view() : first->view());
-  if (!lookup_string(ctx, ctx.args[2], second, errors::kLcsWrongType)) return;
+  second = ctx.db().peek(ctx.args[2], ctx.now);
   const std::string_view b = second == nullptr ? std::string_view() : second->view();
   const auto table = LcsTable::compute(a, b, kMaxLcsCells);
   if (!table) return ctx.reply.error(errors::kLcsNoMemory);

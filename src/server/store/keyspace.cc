@@ -69,7 +69,7 @@ void Db::put_copy(std::string_view target, const Blob& record, TimePoint deadlin
 
 void Db::rename(std::string_view source, std::string_view target, TimePoint now) {
   // The source's record stays in place (its bytes are read) until the target holds the copy.
-  const Blob* record = find(source, now);
+  const Blob* record = peek(source, now);
   const std::optional<TimePoint> deadline = this->deadline(source, now);
   CC_CHECK(record != nullptr && deadline && source != target, "RENAME of a missing key");
   put_copy(target, *record, *deadline, now);  // the one change

@@ -134,10 +134,17 @@ class Db {
     }
     return out;
   }
+  // The live value, or nullptr, for a command that has read it already or is about to replace
+  // it (LCS's second look, RENAME's source): neither a keyspace hit or miss nor an access for
+  // the eviction policy.
+  const Blob* peek(std::string_view key, TimePoint now) {
+    return engine_->read_key_prehashed(key, hashed(key), now, chronocache::Access::kPeek);
+  }
   // For in-place edits (APPEND, SETRANGE): change the record only through edit(), which keeps
-  // the engine's byte count exact and tells watchers.
+  // the engine's byte count exact and tells watchers. The lookup of a write, as Redis's
+  // lookupKeyWrite: an access for the eviction policy, but no keyspace hit or miss.
   Blob* find_mutable(std::string_view key, TimePoint now) {
-    return engine_->find_key_prehashed(key, hashed(key), now);
+    return engine_->find_key_prehashed(key, hashed(key), now, chronocache::Access::kWrite);
   }
   bool exists(std::string_view key, TimePoint now) const {
     return engine_->contains_prehashed(key, hashed(key), now);
@@ -361,7 +368,7 @@ class Db {
     engine_->put_prehashed(std::move(record), NoValue{}, deadline, chronocache::Hashed{hash}, now);
   }
   // The engine's counters: keyspace hits and misses are the reads commands made (GET, SET ...
-  // GET), never the lookup of a write.
+  // GET, EXISTS, TTL), never the lookup of a write (INCR, APPEND, RENAME), as Redis counts them.
   chronocache::CacheStats stats() const { return engine_->stats(); }
   std::size_t table_bytes() const { return engine_->memory_bytes(); }
   std::size_t index() const { return index_; }
