@@ -1,7 +1,6 @@
 #include "server/server.h"
 
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,15 +15,13 @@
 #include <thread>
 
 #include "server/base/cycle_clock.h"
+#include "server/base/fd_limit.h"
 #include "server/cluster/cluster_config_file.h"
 #include "server/net/socket.h"
 #include "server/upstream/upstream_address.h"
 
 namespace chronocached {
 namespace {
-
-// Descriptors kept for listeners and files besides clients (Redis's CONFIG_MIN_RESERVED_FDS).
-constexpr long long kReservedFds = 32;
 
 int level_rank(std::string_view level) {
   if (level == "debug") return 0;
@@ -108,41 +105,32 @@ void Server::log(const char* level, const std::string& message) {
   }
 }
 
-// As Redis's adjustOpenFilesLimit: raise the soft descriptor limit to what maxclients needs, and
-// when the hard limit forbids it, lower maxclients instead. Otherwise accept() fails with EMFILE
-// before maxclients is reached, and the client never gets the "max number of clients" error.
+// As Redis's adjustOpenFilesLimit (base/fd_limit.h): when the hard limit forbids the
+// descriptors maxclients needs, lower maxclients instead.
 bool Server::fit_maxclients_to_fd_limit(std::string& error) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return true;
   const long long wanted = state_.config.maxclients + kReservedFds;
-  if (limit.rlim_cur != RLIM_INFINITY && static_cast<long long>(limit.rlim_cur) < wanted) {
-    const rlim_t original = limit.rlim_cur;
-    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY
-                         ? static_cast<rlim_t>(wanted)
-                         : std::min(static_cast<rlim_t>(wanted), limit.rlim_max);
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) limit.rlim_cur = original;
-    const auto usable = static_cast<long long>(limit.rlim_cur);
-    if (usable < wanted) {
-      if (usable <= kReservedFds) {
-        error = "Your current 'ulimit -n' of " + std::to_string(usable) +
-                " is not enough for the server to start. Please increase your open file limit to "
-                "at least " +
-                std::to_string(kReservedFds + 1) + ". Exiting.";
-        return false;
-      }
-      log("warning", "You requested maxclients of " + std::to_string(state_.config.maxclients) +
-                         " requiring at least " + std::to_string(wanted) +
-                         " max file descriptors.");
-      state_.config.maxclients = usable - kReservedFds;
-      log("warning", "Current maximum open files is " + std::to_string(usable) +
-                         ". maxclients has been reduced to " +
-                         std::to_string(state_.config.maxclients) +
-                         " to compensate for low ulimit. If you need higher maxclients increase "
-                         "'ulimit -n'.");
-    } else {
-      log("notice", "Increased maximum number of open files to " + std::to_string(usable) +
-                        " (it was originally set to " + std::to_string(original) + ").");
+  const std::optional<FdLimit> limit = raise_fd_limit(wanted);
+  if (!limit || limit->before >= wanted) return true;
+  const long long usable = limit->usable;
+  if (usable < wanted) {
+    if (usable <= kReservedFds) {
+      error = "Your current 'ulimit -n' of " + std::to_string(usable) +
+              " is not enough for the server to start. Please increase your open file limit to "
+              "at least " +
+              std::to_string(kReservedFds + 1) + ". Exiting.";
+      return false;
     }
+    log("warning", "You requested maxclients of " + std::to_string(state_.config.maxclients) +
+                       " requiring at least " + std::to_string(wanted) + " max file descriptors.");
+    state_.config.maxclients = usable - kReservedFds;
+    log("warning", "Current maximum open files is " + std::to_string(usable) +
+                       ". maxclients has been reduced to " +
+                       std::to_string(state_.config.maxclients) +
+                       " to compensate for low ulimit. If you need higher maxclients increase "
+                       "'ulimit -n'.");
+  } else {
+    log("notice", "Increased maximum number of open files to " + std::to_string(usable) +
+                      " (it was originally set to " + std::to_string(limit->before) + ").");
   }
   return true;
 }

@@ -222,6 +222,16 @@ def test_commandstats_errorstats_and_resetstat(r):
     assert info["total_error_replies"] == 1
 
 
+def test_config_resetstat_keeps_the_memory_peak_as_redis_does(r):
+    for start in range(0, 20000, 1000):
+        r.mset({f"peak:{i}": "x" * 100 for i in range(start, start + 1000)})
+    peak = r.info("memory")["used_memory_peak"]
+    r.flushall()
+    assert r.config_resetstat()
+    memory = r.info("memory")
+    assert memory["used_memory_peak"] >= peak > memory["used_memory"]
+
+
 # ---- CONFIG --------------------------------------------------------------------------------------
 
 def test_config_get_names_globs_and_several_patterns(r):
@@ -291,6 +301,47 @@ def test_config_set_requirepass_then_auth(start_server):
         assert s.client(protocol=protocol, password="s3cret").ping()
     admin.config_set("requirepass", "")
     assert s.client().ping()
+
+
+def test_config_set_dir_resolves_as_redis_chdir_does(start_server, tmp_path):
+    # Redis chdir()s into dir: a relative value is taken from the current dir, and CONFIG GET
+    # answers the absolute path it reached. chdir's errors are the replies.
+    base = tmp_path / "base"
+    (base / "sub").mkdir(parents=True)
+    (base / "afile").write_text("x")
+    s = start_server("--dir", str(base), "--enable-protected-configs", "yes")
+    c = s.client(decode_responses=True)
+    assert c.config_get("dir") == {"dir": str(base)}
+    assert c.config_set("dir", "sub/")
+    assert c.config_get("dir") == {"dir": str(base / "sub")}
+    assert c.config_set("dir", "..")
+    assert c.config_get("dir") == {"dir": str(base)}
+    with pytest.raises(redis.ResponseError, match="- Not a directory$"):
+        c.config_set("dir", "afile")
+    with pytest.raises(redis.ResponseError, match="- No such file or directory$"):
+        c.config_set("dir", "missing")
+    assert c.config_get("dir") == {"dir": str(base)}
+    c.set("k", "v")
+    assert c.config_set("dir", "sub")
+    assert c.save()
+    assert (base / "sub" / "dump.ccsnap").exists()  # where CONFIG GET dir says
+
+
+def test_config_set_maxclients_must_fit_the_descriptor_limit(start_server):
+    import resource
+    s = start_server()
+    c = s.client(decode_responses=True)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard >= 4294967295:
+        pytest.skip("no finite hard descriptor limit to pass")
+    with pytest.raises(redis.ResponseError) as e:
+        c.config_set("maxclients", 4294967295)
+    assert str(e.value) == (
+        "CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is "
+        f"not able to handle the specified number of clients, try with {hard - 32}")
+    assert c.config_get("maxclients") == {"maxclients": "10000"}
+    assert c.config_set("maxclients", 100)
+    assert c.config_get("maxclients") == {"maxclients": "100"}
 
 
 def test_config_rewrite_writes_the_file_the_server_reads(start_server, tmp_path):
@@ -552,6 +603,22 @@ def test_monitor_shows_secrets_redacted(server, r):
     watcher.close()
 
 
+def test_monitor_leaves_out_admin_commands_as_redis_does(server, r):
+    # redis-server 7.0.15 feeds no command flagged admin to a monitor, judged by the subcommand
+    # (CONFIG GET, SLOWLOG LEN), while CONFIG's or CLIENT's other subcommands may show.
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    r.config_get("hz")
+    r.slowlog_len()
+    r.execute_command("CLIENT", "GETNAME")  # not admin
+    r.echo("done")
+    data = read_until(watcher, lambda d: b'"ECHO" "done"' in d)
+    assert b"CONFIG" not in data.upper() and b"SLOWLOG" not in data.upper(), data
+    assert b'"CLIENT" "GETNAME"' in data, data
+    watcher.close()
+
+
 @pytest.mark.parametrize("mode", ["OFF", "SKIP"])
 def test_monitor_lines_are_silenced_by_client_reply_as_in_redis(server, r, mode):
     # redis-server 7.0.15 writes MONITOR lines as replies: none reach a monitor that sent
@@ -669,6 +736,22 @@ def test_slowlog_cuts_and_redacts_what_it_keeps_as_redis_does(own):
     assert ["SET", "in-multi", "1"] in logged  # run by EXEC, logged by itself
     assert not any(args[0].upper() == "EXEC" for args in logged)
     assert "hunter2" not in str(logged)
+
+
+def test_a_refused_config_set_still_redacts_every_secret_it_names(own):
+    # Redis looks at every pair of a CONFIG SET, after an error too, so that a password given
+    # beside an unknown, immutable or repeated parameter is never logged.
+    own.config_set("slowlog-log-slower-than", 0)
+    own.slowlog_reset()
+    for args in (["nonexistent", "1", "requirepass", "topsecret1"],
+                 ["databases", "1", "requirepass", "topsecret2"],
+                 ["hz", "12", "hz", "13", "requirepass", "topsecret3"]):
+        with pytest.raises(redis.ResponseError):
+            own.execute_command("CONFIG", "SET", *args)
+    logged = str(slowlog(own))
+    assert "topsecret" not in logged, logged
+    assert logged.count("(redacted)") == 3, logged
+    assert own.config_get("requirepass") == {"requirepass": ""}
 
 
 def test_slowlog_keeps_the_newest_max_len_and_ids_never_rewind(own):

@@ -412,6 +412,9 @@ def test_save_bgsave_lastsave_info_replies(server_binary, tmp_path):
     wait_bgsave_done(c)
     assert info(c)["rdb_last_bgsave_status"] == "ok"
     assert info(c)["rdb_last_bgsave_time_sec"] >= 0
+    # CONFIG RESETSTAT zeroes rdb_saves, as Redis's does, and keeps what the last save was.
+    assert c.config_resetstat()
+    assert info(c)["rdb_saves"] == 0 and info(c)["rdb_last_bgsave_status"] == "ok"
     # redis-cli's SAVE works unchanged.
     out = subprocess.run(["redis-cli", "-p", str(s.port), "SAVE"], capture_output=True,
                          text=True, timeout=30)

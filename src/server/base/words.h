@@ -19,4 +19,17 @@ inline std::vector<std::string_view> words_of(std::string_view text) {
   return words;
 }
 
+// The fields of a multi-argument config value given to CONFIG SET, as Redis splits one (sdssplitlen
+// on " "): every space ends a field, so "a  b" has an empty field between a and b, and "" none.
+inline std::vector<std::string_view> config_fields_of(std::string_view text) {
+  std::vector<std::string_view> fields;
+  if (text.empty()) return fields;
+  for (std::size_t i = 0;;) {
+    const std::size_t end = std::min(text.find(' ', i), text.size());
+    fields.push_back(text.substr(i, end - i));
+    if (end == text.size()) return fields;
+    i = end + 1;
+  }
+}
+
 }  // namespace chronocached

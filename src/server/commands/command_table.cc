@@ -347,7 +347,7 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
     count_error(ctx.server, written.substr(1, written.find('\r') - 1));
   }
   // After the command ran, as Redis; never admin commands. Secrets show as "(redacted)".
-  if (!ctx.server.clients.monitors.empty() && (command.top->flags & kAdmin) == 0)
+  if (!ctx.server.clients.monitors.empty() && (command.spec->flags & kAdmin) == 0)
     feed_monitors(ctx);
   if (cycles >= ctx.server.slow_command_cycles) [[unlikely]]
     note_slow_command(ctx, command, cycles);

@@ -6,11 +6,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "server/base/fd_limit.h"
 #include "server/commands/errors.h"
 #include "server/commands/glob.h"
 #include "server/commands/info.h"
@@ -54,15 +56,20 @@ bool may_set_protected(const CommandContext& ctx) {
 // (unknown name, immutable or protected, repeated, then each value), the first problem reported.
 void config_set(CommandContext& ctx) {
   if ((ctx.argc() & 1) != 0) return ctx.reply.error(errors::kSyntax);
+  // Every pair is looked at, even after the first error (the reply), so that each secret among
+  // them is redacted from SLOWLOG and MONITOR, as Redis's configSetCommand does.
   std::vector<const ConfigParam*> chosen;
+  std::optional<std::string> error;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const std::string_view name = ctx.args[i];
     const ConfigParam* param = find_config_param(name);
-    std::string problem;
     if (param == nullptr) {
-      return ctx.reply.error(errors::config_set_unknown(name));
+      if (!error) error = errors::config_set_unknown(name);
+      continue;
     }
-    if (param->secret) ctx.redact(i + 1);  // as soon as it is known, as Redis
+    if (param->secret) ctx.redact(i + 1);
+    if (error) continue;
+    std::string problem;
     if (!param->runtime) {
       problem = "can't set immutable config";
     } else if (param->is_protected && !may_set_protected(ctx)) {
@@ -71,14 +78,27 @@ void config_set(CommandContext& ctx) {
       problem = "duplicate parameter";
     }
     if (!problem.empty()) {
-      return ctx.reply.error(errors::config_set_failed(name, problem));
+      error = errors::config_set_failed(name, problem);
+      continue;
     }
     chosen.push_back(param);
   }
+  if (error) return ctx.reply.error(*error);
   ServerConfig updated = ctx.server.config;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (auto problem = chosen[i]->set(updated, ctx.args[3 + 2 * i])) {
       return ctx.reply.error(errors::config_set_failed(ctx.args[2 + 2 * i], *problem));
+    }
+  }
+  // More clients need more descriptors: raised now if the hard limit allows, else Redis's error.
+  if (updated.maxclients != ctx.server.config.maxclients) {
+    const long long wanted = updated.maxclients + kReservedFds;
+    if (const auto limit = raise_fd_limit(wanted); limit && limit->usable < wanted) {
+      return ctx.reply.error(errors::config_set_failed(
+          "maxclients",
+          "The operating system is not able to handle the specified number of clients, try "
+          "with " +
+              std::to_string(std::max(1LL, limit->usable - kReservedFds))));
     }
   }
   ctx.server.config = std::move(updated);

@@ -598,7 +598,8 @@ void reset_stats(ServerState& server) {
   stats.commands.clear();
   stats.latency.clear();
   stats.errors.clear();
-  server.used_memory_peak = 0;
+  server.snapshots.reset_saves();
+  // used_memory_peak stays: Redis's RESETSTAT keeps the peak too.
   server.restart_rates();  // after the counters: the rates count from zero
 }
 

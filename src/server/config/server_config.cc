@@ -1,5 +1,8 @@
 #include "server/config/server_config.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -25,6 +28,17 @@ std::optional<long long> parse_integer(std::string_view text) {
   long long value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// strtoll over a whole field, as Redis's config setters read numbers: leading blanks and a sign
+// are allowed, an empty field reads 0, and a value out of range saturates. nullopt when bytes
+// are left over.
+std::optional<long long> strtoll_field(std::string_view field) {
+  const std::string text(field);
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (end != text.c_str() + text.size()) return std::nullopt;
   return value;
 }
 
@@ -116,7 +130,7 @@ std::optional<std::string> set_one_of(std::string& out, std::string_view v,
 }
 
 std::optional<std::string> set_loglevel(ServerConfig& c, std::string_view v) {
-  return set_one_of(c.loglevel, v, {"debug", "verbose", "notice", "warning", "nothing"});
+  return set_one_of(c.loglevel, v, {"debug", "verbose", "notice", "warning"});
 }
 
 std::optional<std::string> set_enable_protected_configs(ServerConfig& c, std::string_view v) {
@@ -155,15 +169,10 @@ std::string get_output_limits(const ServerConfig& c) {
   return text;
 }
 
+// Split as Redis splits it (config_fields_of: "" sets nothing, two spaces make an empty field).
 std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v) {
-  const std::vector<std::string_view> words = words_of(v);
-  if (words.size() == 1) {
-    const auto hard = parse_memory(words[0]);
-    if (!hard) return std::string("argument must be a memory value");
-    c.client_output_buffer_limit = capped_memory(*hard);
-    return std::nullopt;
-  }
-  if (words.empty() || words.size() % 4 != 0)
+  const std::vector<std::string_view> words = config_fields_of(v);
+  if (words.size() % 4 != 0)
     return std::string("Wrong number of arguments in buffer limit configuration.");
   // Validate every group before applying any, as Redis does.
   ServerConfig updated = c;
@@ -182,7 +191,12 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
     }
     const auto hard = parse_memory(words[i + 1]);
     const auto soft = parse_memory(words[i + 2]);
-    const auto seconds = parse_integer(words[i + 3]);
+    // Redis keeps the seconds in a C int: a value past it wraps, and negative is refused.
+    const auto seconds_read = strtoll_field(words[i + 3]);
+    const std::optional<std::int32_t> seconds =
+        seconds_read ? std::optional(static_cast<std::int32_t>(
+                           static_cast<std::uint32_t>(static_cast<std::uint64_t>(*seconds_read))))
+                     : std::nullopt;
     if (!hard || !soft || !seconds || *seconds < 0)
       return std::string(
           "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
@@ -194,14 +208,17 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
   return std::nullopt;
 }
 
-// "<seconds> <changes> ..." pairs of non-negative integers, or empty (no save points).
+// "<seconds> <changes> ..." pairs, seconds at least 1 and changes at least 0, or empty (no save
+// points), split and read as Redis's setConfigSaveOption: "0 1" would save on every tick, and
+// "  900 1" has an empty first field, which reads 0 seconds.
 std::optional<std::string> set_save(ServerConfig& c, std::string_view v) {
-  const std::vector<std::string_view> words = words_of(v);
-  if (words.size() % 2 != 0) return std::string("Invalid save parameters");
+  const std::vector<std::string_view> fields = config_fields_of(v);
+  if (fields.size() % 2 != 0) return std::string("Invalid save parameters");
   std::string normalised;
-  for (std::string_view word : words) {
-    const auto n = parse_integer(word);
-    if (!n || *n < 0) return std::string("Invalid save parameters");
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto n = strtoll_field(fields[i]);
+    const bool seconds = i % 2 == 0;
+    if (!n || *n < (seconds ? 1 : 0)) return std::string("Invalid save parameters");
     if (!normalised.empty()) normalised += ' ';
     normalised += std::to_string(*n);
   }
@@ -209,11 +226,35 @@ std::optional<std::string> set_save(ServerConfig& c, std::string_view v) {
   return std::nullopt;
 }
 
+// Redis changes its working directory to `dir` (chdir) and reports the absolute path it reached:
+// a relative value is taken from the current dir, and "sub/", "./sub" and "sub" all read back as
+// the same absolute path. chronocached keeps its working directory and stores that path instead.
+// The errors are chdir's.
 std::optional<std::string> set_dir(ServerConfig& c, std::string_view v) {
+  namespace fs = std::filesystem;
+  const fs::path given(v);
+  const fs::path path = given.is_absolute() ? given : fs::path(c.dir) / given;
+  struct stat info {};
+  if (v.empty() || ::stat(path.c_str(), &info) != 0)
+    return std::generic_category().message(v.empty() ? ENOENT : errno);
+  if (!S_ISDIR(info.st_mode)) return std::generic_category().message(ENOTDIR);
+  if (::access(path.c_str(), X_OK) != 0) return std::generic_category().message(errno);
   std::error_code ec;
-  if (!std::filesystem::is_directory(std::filesystem::path(v), ec))
-    return std::string(ec ? ec.message() : std::generic_category().message(ENOENT));
-  c.dir = std::string(v);
+  const fs::path absolute = fs::canonical(path, ec);
+  if (ec) return ec.message();
+  c.dir = absolute.string();
+  return std::nullopt;
+}
+
+// maxclients as Redis takes it: any count to 2^32 - 1. CONFIG SET then checks that the
+// descriptor limit allows it (config_command.cc); at start-up the server lowers it to fit.
+std::optional<std::string> set_maxclients(ServerConfig& c, std::string_view v) {
+  constexpr long long kMax = 4294967295LL;
+  const auto n = parse_int64(v);
+  if (!n) return std::string("argument couldn't be parsed into an integer");
+  if (*n < 1 || *n > kMax)
+    return "argument must be between 1 and " + std::to_string(kMax) + " inclusive";
+  c.maxclients = *n;
   return std::nullopt;
 }
 
@@ -288,7 +329,8 @@ const std::vector<ConfigParam>& params() {
       string_param<&ServerConfig::bind>("bind", false),
       bool_param<&ServerConfig::protected_mode>("protected-mode", true),
       secret(string_param<&ServerConfig::requirepass>("requirepass", true)),
-      integer_param<&ServerConfig::maxclients, 1, 1000000>("maxclients", true),
+      ConfigParam{"maxclients", [](const ServerConfig& c) { return std::to_string(c.maxclients); },
+                  set_maxclients, true},
       integer_param<&ServerConfig::timeout, 0, 2147483647>("timeout", true),
       integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
       memory_param<&ServerConfig::proto_max_bulk_len, kMiB, kInt64Max>("proto-max-bulk-len", true),
@@ -567,6 +609,10 @@ ConfigLoad load_config(const std::vector<std::string>& args) {
       return load;
     }
   }
+  // The default dir ("."), as every dir set above, reads back as an absolute path (set_dir).
+  std::error_code ec;
+  if (const auto absolute = std::filesystem::canonical(load.config.dir, ec); !ec)
+    load.config.dir = absolute.string();
   return load;
 }
 

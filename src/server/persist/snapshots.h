@@ -104,6 +104,7 @@ class Snapshots {
   std::int64_t last_bgsave_seconds() const { return last_bgsave_seconds_; }
   std::int64_t bgsave_started_ms() const { return started_ms_; }
   std::uint64_t saves() const { return saves_; }
+  void reset_saves() { saves_ = 0; }  // CONFIG RESETSTAT, as Redis zeroes rdb_saves
   std::uint64_t keys_processed() const;
   std::uint64_t keys_total() const { return keys_total_; }
   std::uint64_t last_load_loaded() const { return last_load_loaded_; }
