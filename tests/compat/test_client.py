@@ -81,7 +81,18 @@ def answer_to(port, payload, protocol):
         conn.close()
 
 
-PIPELINES = {**REPLY_PIPELINES, **RAW_PIPELINES}
+# HELLO applies its options one by one as Redis's does: a name set before a bad option stays, and
+# the first failing option decides the error.
+HELLO_PIPELINES = {
+    "hello names then fails": [("HELLO", "3", "SETNAME", "nm", "FOO"), ("CLIENT", "GETNAME")],
+    "hello names twice, second bad": [("HELLO", "2", "SETNAME", "nm", "SETNAME", "a b"),
+                                      ("CLIENT", "GETNAME")],
+    "hello bad name before bad option": [("HELLO", "3", "SETNAME", "a b", "FOO")],
+    "hello bad auth after a name": [("HELLO", "3", "SETNAME", "nm", "AUTH", "x", "y"),
+                                    ("CLIENT", "GETNAME")],
+}
+
+PIPELINES = {**REPLY_PIPELINES, **RAW_PIPELINES, **HELLO_PIPELINES}
 
 
 @pytest.mark.parametrize("protocol", [2, 3], ids=["resp2", "resp3"])

@@ -465,6 +465,28 @@ def test_hello_before_auth_gets_redis_noauth_text(start_server):
     assert read_exactly(sock, len(expected)) == expected
 
 
+def test_hello_options_take_effect_one_by_one_as_in_redis(start_server):
+    # Redis's helloCommand logs in at AUTH and names at SETNAME as it reads them; the first
+    # failing option ends the command with what came before it kept.
+    s = start_server("--requirepass", "pw")
+    sock = connect(s.port)
+    sock.sendall(command("HELLO", "3", "SETNAME", "a b"))
+    bad_name = b"-ERR Client names cannot contain spaces, newlines or special characters.\r\n"
+    assert read_exactly(sock, len(bad_name)) == bad_name  # the name, before authentication
+    sock.sendall(command("HELLO", "3", "SETNAME", "nm"))
+    noauth = (b"-NOAUTH HELLO must be called with the client already authenticated, otherwise "
+              b"the HELLO AUTH <user> <pass> option can be used to authenticate the client and "
+              b"select the RESP protocol version at the same time\r\n")
+    assert read_exactly(sock, len(noauth)) == noauth
+    sock.sendall(command("AUTH", "pw") + command("CLIENT", "GETNAME"))
+    expected = b"+OK\r\n$2\r\nnm\r\n"  # named by the HELLO that then asked for AUTH
+    assert read_exactly(sock, len(expected)) == expected
+    other = connect(s.port)
+    other.sendall(command("HELLO", "3", "AUTH", "default", "pw", "FOO") + command("GET", "nokey"))
+    expected = b"-ERR Syntax error in HELLO option 'FOO'\r\n$-1\r\n"  # logged in all the same
+    assert read_exactly(other, len(expected)) == expected
+
+
 def external_ipv4():
     """A non-loopback IPv4 address of this machine (hostname -I), or None."""
     try:

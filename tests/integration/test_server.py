@@ -583,6 +583,33 @@ def test_monitor_sees_other_clients_commands(server, r):
     watcher.close()
 
 
+def test_a_monitor_sees_its_own_commands_after_their_replies(server):
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    raw_command(watcher, "ECHO", "x")
+    raw_command(watcher, "PING")
+    data = read_until(watcher, lambda d: d.endswith(b'"PING"\r\n'))
+    parts = data.split(b"\r\n")
+    assert parts[0:2] == [b"$1", b"x"] and parts[3] == b"+PONG", data
+    assert MONITOR_LINE.match(parts[2] + b"\r\n").group(2) == b'"ECHO" "x"', data
+    assert MONITOR_LINE.match(parts[4] + b"\r\n").group(2) == b'"PING"', data
+    watcher.close()
+
+
+def test_a_monitor_may_not_touch_the_keyspace_as_redis_replicas_may_not(server):
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    refused = b"-ERR Replica can't interact with the keyspace\r\n"
+    for args in (("GET", "k"), ("SET", "k", "v"), ("DBSIZE",), ("DEL", "k"), ("SCAN", "0")):
+        raw_command(watcher, *args)
+        assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == refused, args
+    raw_command(watcher, "SELECT", "0")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    watcher.close()
+
+
 def test_monitor_shows_secrets_redacted(server, r):
     # redis-server 7.0.15 feeds AUTH and HELLO to MONITOR with their secrets redacted (it has
     # no skip_monitor on them): the monitor sees that a client authenticated, never the password.
@@ -635,8 +662,9 @@ def test_monitor_lines_are_silenced_by_client_reply_as_in_redis(server, r, mode)
     # (Lines of the CLIENT LIST polls run before the switch may come first.)
     data = read_until(watcher, lambda d: d.endswith(b"+OK\r\n"))
     assert b"silenced" not in data, data
-    r.echo("heard")
-    assert b'"ECHO" "heard"' in read_until(watcher, lambda d: d.endswith(b"\r\n"))
+    r.echo("heard")  # after the monitor's own line for CLIENT REPLY ON
+    data = read_until(watcher, lambda d: b'"ECHO" "heard"\r\n' in d)
+    assert b'"CLIENT" "REPLY" "ON"\r\n' in data, data
     watcher.close()
 
 

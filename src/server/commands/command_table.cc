@@ -199,7 +199,13 @@ void feed_monitors(CommandContext& ctx) {
   for (ClientState* monitor : ctx.server.clients.monitors) {
     // A monitor that silenced its replies (CLIENT REPLY OFF, or a SKIP in force) gets no
     // lines either: Redis writes them as replies.
-    if (monitor == &ctx.client || monitor->replies_silenced()) continue;
+    if (monitor->replies_silenced()) continue;
+    // A monitor's own command: its line follows the command's reply, as in Redis, except inside
+    // EXEC, whose array reply a line would break.
+    if (monitor == &ctx.client) {
+      if (!ctx.client.in_exec) ctx.reply.simple(line);
+      continue;
+    }
     resp::ReplyWriter w(monitor->monitor_feed);
     w.simple(line);
     ctx.server.clients.monitor_feed_pending = true;  // its loop sends it after this batch
@@ -427,6 +433,14 @@ bool execute(CommandContext& ctx) {
       reject(ctx, &command, errors::kMisconf);
       return true;
     }
+  }
+  // A monitor counts as a replica in Redis (CLIENT_SLAVE), which processCommand keeps away from
+  // the keyspace: reads, writes and EXECs of either are refused.
+  if (ctx.client.monitor &&
+      (carries_flag(ctx.client, command, kReadOnly) || carries_flag(ctx.client, command, kWrite) ||
+       carries_flag(ctx.client, command, kMayReplicate))) [[unlikely]] {
+    reject(ctx, &command, errors::kReplicaKeyspace);
+    return true;
   }
   // Redis 7 pauses expiry with either kind of pause: a read meanwhile leaves expired keys stored.
   const bool paused = ctx.server.clients.paused(ctx.unix_ms);

@@ -57,8 +57,10 @@ void auth(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-// HELLO [protover [AUTH username password] [SETNAME clientname]], in Redis's order: parse,
-// authenticate, require authentication, name, then switch protocol and describe the server.
+// HELLO [protover [AUTH username password] [SETNAME clientname]], as Redis's helloCommand: each
+// option takes effect as it is read (AUTH logs in, SETNAME names the client), and the first one
+// that fails ends the command, the options before it kept. Then the client must be
+// authenticated, and only then does the protocol switch.
 void hello(CommandContext& ctx) {
   int protocol = ctx.client.protocol;
   std::size_t i = 1;
@@ -69,35 +71,25 @@ void hello(CommandContext& ctx) {
     protocol = static_cast<int>(*version);
     i = 2;
   }
-  std::string_view user, password, setname;
-  bool has_auth = false;
-  bool has_setname = false;
   for (; i < ctx.argc(); ++i) {
     const std::size_t more = ctx.argc() - 1 - i;
     if (iequals(ctx.args[i], "AUTH") && more >= 2) {
-      user = ctx.args[i + 1];
-      password = ctx.args[i + 2];
       ctx.redact(i + 1);
       ctx.redact(i + 2);
-      has_auth = true;
+      if (!credentials_ok(ctx.server, ctx.args[i + 1], ctx.args[i + 2]))
+        return ctx.reply.error(errors::kWrongPass);
+      ctx.client.authenticated = true;
       i += 2;
     } else if (iequals(ctx.args[i], "SETNAME") && more >= 1) {
-      setname = ctx.args[++i];
-      has_setname = true;
+      const std::string_view name = ctx.args[++i];
+      if (!valid_client_name(name)) return ctx.reply.error(errors::kBadClientName);
+      ctx.client.name = std::string(name);
     } else {
       return ctx.reply.error(errors::hello_option(ctx.args[i]));
     }
   }
-  if (has_auth) {
-    if (!credentials_ok(ctx.server, user, password)) return ctx.reply.error(errors::kWrongPass);
-    ctx.client.authenticated = true;
-  }
   if (!ctx.client.authenticated && !ctx.server.config.requirepass.empty()) {
     return ctx.reply.error(errors::kHelloNoAuth);
-  }
-  if (has_setname) {
-    if (!valid_client_name(setname)) return ctx.reply.error(errors::kBadClientName);
-    ctx.client.name = std::string(setname);
   }
   ctx.client.protocol = protocol;
   ctx.reply.set_protocol(protocol);

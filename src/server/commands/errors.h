@@ -26,6 +26,8 @@ inline constexpr std::string_view kMultiNested = "ERR MULTI calls can not be nes
 inline constexpr std::string_view kExecWithoutMulti = "ERR EXEC without MULTI";
 inline constexpr std::string_view kDiscardWithoutMulti = "ERR DISCARD without MULTI";
 inline constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+// A monitor is a replica to Redis (CLIENT_SLAVE), and a replica may not touch the keyspace.
+inline constexpr std::string_view kReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 inline constexpr std::string_view kReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
 // --upstream: a miss found the fetch queue full (FetchQueue's capacity).
