@@ -191,18 +191,19 @@ std::optional<std::string> set_output_limits(ServerConfig& c, std::string_view v
     }
     const auto hard = parse_memory(words[i + 1]);
     const auto soft = parse_memory(words[i + 2]);
-    // Redis keeps the seconds in a C int: a value past it wraps, and negative is refused.
+    // Redis keeps the seconds in a C int: a value past it wraps, and negative is refused (as is
+    // a field that is no number, read here as -1).
     const auto seconds_read = strtoll_field(words[i + 3]);
-    const std::optional<std::int32_t> seconds =
-        seconds_read ? std::optional(static_cast<std::int32_t>(
-                           static_cast<std::uint32_t>(static_cast<std::uint64_t>(*seconds_read))))
-                     : std::nullopt;
-    if (!hard || !soft || !seconds || *seconds < 0)
+    const std::int32_t seconds =
+        seconds_read ? static_cast<std::int32_t>(
+                           static_cast<std::uint32_t>(static_cast<std::uint64_t>(*seconds_read)))
+                     : -1;
+    if (!hard || !soft || seconds < 0)
       return std::string(
           "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
     *target[0] = capped_memory(*hard);
     *target[1] = capped_memory(*soft);
-    *target[2] = *seconds;
+    *target[2] = seconds;
   }
   c = std::move(updated);
   return std::nullopt;
