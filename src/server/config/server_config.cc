@@ -247,18 +247,6 @@ std::optional<std::string> set_dir(ServerConfig& c, std::string_view v) {
   return std::nullopt;
 }
 
-// maxclients as Redis takes it: any count to 2^32 - 1. CONFIG SET then checks that the
-// descriptor limit allows it (config_command.cc); at start-up the server lowers it to fit.
-std::optional<std::string> set_maxclients(ServerConfig& c, std::string_view v) {
-  constexpr long long kMax = 4294967295LL;
-  const auto n = parse_int64(v);
-  if (!n) return std::string("argument couldn't be parsed into an integer");
-  if (*n < 1 || *n > kMax)
-    return "argument must be between 1 and " + std::to_string(kMax) + " inclusive";
-  c.maxclients = *n;
-  return std::nullopt;
-}
-
 std::optional<std::string> set_dbfilename(ServerConfig& c, std::string_view v) {
   if (v.find('/') != std::string_view::npos)
     return std::string("dbfilename can't be a path, just a filename");
@@ -330,8 +318,9 @@ const std::vector<ConfigParam>& params() {
       string_param<&ServerConfig::bind>("bind", false),
       bool_param<&ServerConfig::protected_mode>("protected-mode", true),
       secret(string_param<&ServerConfig::requirepass>("requirepass", true)),
-      ConfigParam{"maxclients", [](const ServerConfig& c) { return std::to_string(c.maxclients); },
-                  set_maxclients, true},
+      // Redis's range, to 2^32 - 1. CONFIG SET then checks that the descriptor limit allows the
+      // count (config_command.cc); at start-up the server lowers it to fit.
+      integer_param<&ServerConfig::maxclients, 1, 4294967295LL>("maxclients", true),
       integer_param<&ServerConfig::timeout, 0, 2147483647>("timeout", true),
       integer_param<&ServerConfig::databases, 1, 2147483647>("databases", false),
       memory_param<&ServerConfig::proto_max_bulk_len, kMiB, kInt64Max>("proto-max-bulk-len", true),
