@@ -21,7 +21,7 @@ COMMANDS = [
     ("GETEX", "nope", "PERSIST"),
     ("GETDEL", "g"), ("GETDEL", "nope"), ("LCS", "s", "s"), ("LCS", "s", "nope"),
     ("EXPIRETIME", "s"), ("TOUCH", "s", "nope"), ("OBJECT", "ENCODING", "s"), ("DUMP", "s"),
-    ("COPY", "s", "c"),
+    ("COPY", "s", "c"), ("MEMORY", "USAGE", "s"), ("MEMORY", "USAGE", "nope"),
     # Writes: no hit, no miss.
     ("INCR", "n"), ("INCR", "fresh"), ("DECRBY", "n", "2"), ("INCRBYFLOAT", "f", "1"),
     ("APPEND", "s", "x"), ("APPEND", "fresh", "x"), ("SETRANGE", "s", "1", "y"),

@@ -202,7 +202,7 @@ def test_client_list_shows_age_idle_multi_and_flags(server, r):
     assert entry["flags"] == "xe" and entry["multi"] == "2"
     assert int(entry["age"]) >= 5 and int(entry["idle"]) >= 5
     assert int(entry["multi-mem"]) > 0
-    assert entry["cmd"] == "multi", "queued commands have not run"
+    assert entry["cmd"] == "set", "the last command asked, queued, as Redis's lastcmd"
     c.execute_command("DISCARD")
     assert r.client_list(client_id=[str(c_id)])[0]["multi"] == "-1"
 

@@ -222,6 +222,72 @@ def test_commandstats_errorstats_and_resetstat(r):
     assert info["total_error_replies"] == 1
 
 
+def test_an_unknown_subcommand_counts_against_no_command(r):
+    # Redis finds no command, so neither the container's calls nor its rejected calls move.
+    assert r.config_resetstat()
+    for args in (("CLIENT", "NOSUCH"), ("CONFIG", "NOSUCH"), ("OBJECT", "NOSUCH", "k")):
+        with pytest.raises(redis.ResponseError, match="unknown subcommand"):
+            r.execute_command(*args)
+    assert set(r.info("commandstats")) == {"cmdstat_config|resetstat"}
+    assert r.info("errorstats")["errorstat_ERR"] == {"count": 3}
+
+
+def test_debug_turned_off_is_a_rejected_call_as_in_redis(start_server):
+    s = start_server()  # enable-debug-command no
+    c = s.client(decode_responses=True)
+    with pytest.raises(redis.ResponseError, match="^DEBUG command not allowed"):
+        c.execute_command("DEBUG", "SLEEP", "0")
+    stats = c.info("commandstats")["cmdstat_debug"]
+    assert (stats["calls"], stats["rejected_calls"], stats["failed_calls"]) == (0, 1, 0)
+
+
+def test_debug_answers_redis_texts(r):
+    with pytest.raises(redis.ResponseError) as e:
+        r.execute_command("DEBUG", "NOSUCH")
+    assert str(e.value) == ("unknown subcommand or wrong number of arguments for 'NOSUCH'. "
+                            "Try DEBUG HELP.")
+    for seconds in ("abc", "-1", "", "nan", "inf", "0"):  # Redis's strtod: no sleep, +OK
+        assert r.execute_command("DEBUG", "SLEEP", seconds) in (True, "OK", b"OK")
+
+
+def test_client_list_names_the_last_command_asked_as_redis_does(server, r):
+    # Redis's lastcmd is set when a command is looked up: a command refused for its arity or
+    # queued in MULTI shows, an unknown one shows NULL.
+    watched = server.raw()
+
+    def last_cmd():
+        me = "%s:%d" % watched.getsockname()
+        return next(c["cmd"] for c in r.client_list() if c["addr"] == me)
+
+    cases = [(("GET", "k"), b"$-1\r\n", "get"),
+             (("NOSUCH",), b"-ERR unknown command", "NULL"),
+             (("SET",), b"-ERR wrong number", "set"),
+             (("CLIENT", "GETNAME", "x"), b"-ERR wrong number", "client|getname"),
+             (("MULTI",), b"+OK\r\n", "multi"),
+             (("SET", "a", "b"), b"+QUEUED\r\n", "set"),
+             (("DISCARD",), b"+OK\r\n", "discard")]
+    for args, reply, cmd in cases:
+        raw_command(watched, *args)
+        assert read_until(watched, lambda d: d.endswith(b"\r\n")).startswith(reply), args
+        assert last_cmd() == cmd, args
+    watched.close()
+
+
+def test_a_monitor_may_still_change_the_configuration(server):
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    raw_command(watcher, "CONFIG", "SET", "hz", "10")  # admin: no line of its own
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    watcher.close()
+
+
+def test_server_time_usec_has_microseconds(r):
+    readings = [r.info("server")["server_time_usec"] for _ in range(3)]
+    assert any(usec % 1000 != 0 for usec in readings), readings
+    assert abs(readings[-1] / 1e6 - time.time()) < 5
+
+
 def test_config_resetstat_keeps_the_memory_peak_as_redis_does(r):
     for start in range(0, 20000, 1000):
         r.mset({f"peak:{i}": "x" * 100 for i in range(start, start + 1000)})
@@ -895,6 +961,9 @@ def test_latency_monitor_samples_commands_past_its_threshold(own):
     assert own.execute_command("LATENCY", "HISTORY", "fast-command") == []
     doctor = own.execute_command("LATENCY", "DOCTOR")
     assert "1. command: " in doctor and f"Worst all time event {worst}ms." in doctor
+    # Redis's period: seconds from the oldest spike to now, at least 1, per spike.
+    spikes, period = re.search(r"command: (\d+) latency spikes .*period ([\d.]+) sec", doctor).groups()
+    assert float(period) >= 1.0 / int(spikes), doctor
     with pytest.raises(redis.ResponseError, match="not supported by chronocached"):
         own.execute_command("LATENCY", "GRAPH", "command")
     assert own.execute_command("LATENCY", "RESET", "nosuch", "command") == 1

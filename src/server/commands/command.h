@@ -6,6 +6,7 @@
 // engine through Db, and write the reply.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -31,6 +32,9 @@ enum CommandFlag : std::uint32_t {
   kNoScript = 1u << 10,
   kAllowBusy = 1u << 11,
   kMayReplicate = 1u << 12,
+  // Redis's protected: DEBUG, refused before it runs unless enable-debug-command allows it.
+  // Redis 7.0's COMMAND INFO does not list it, so ours does not either.
+  kProtected = 1u << 13,
   kSkipSlowlog = 1u << 14,  // not logged by SLOWLOG (EXEC: the commands it ran are, one by one)
   kAsking = 1u << 15,       // served as if the client had sent ASKING (RESTORE-ASKING, MIGRATE's)
   kMovableKeys = 1u << 16,  // keys beyond first..last (MIGRATE's KEYS): found by the command
@@ -81,6 +85,14 @@ struct CommandContext {
 
   Db& db() { return server.keyspace.db(client.db); }
   std::size_t argc() const { return args.size(); }
+  // The wall clock in microseconds, read now, for what Redis shows at that grain (INFO's
+  // server_time_usec, MONITOR's lines); unix_ms is the batch's reading, in ms. DEBUG
+  // ADVANCE-CLOCK moves both.
+  std::int64_t unix_us_now() const {
+    const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+    return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count() +
+           server.debug.clock_offset_ms * 1000;
+  }
   void redact(std::size_t i) {
     if (i < 64) redacted_args |= std::uint64_t{1} << i;
   }

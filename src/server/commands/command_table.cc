@@ -165,10 +165,10 @@ void record_latency(ServerStats& stats, std::uint32_t ordinal, std::uint64_t cyc
 // MONITOR's line: +<unix seconds.micros> [<db> <addr>] "arg" "arg" ...
 void feed_monitors(CommandContext& ctx) {
   char head[96];
-  std::snprintf(head, sizeof(head), "%lld.%06lld [%zu %s]",
-                static_cast<long long>(ctx.unix_ms / 1000),
-                static_cast<long long>((ctx.unix_ms % 1000) * 1000), ctx.client.db,
-                ctx.client.address.c_str());
+  const std::int64_t unix_us = ctx.unix_us_now();
+  std::snprintf(
+      head, sizeof(head), "%lld.%06lld [%zu %s]", static_cast<long long>(unix_us / 1000000),
+      static_cast<long long>(unix_us % 1000000), ctx.client.db, ctx.client.address.c_str());
   std::string line = head;
   for (std::size_t i = 0; i < ctx.args.size(); ++i) {
     // A secret the handler redacted (AUTH's, HELLO's) shows as Redis 7 shows it.
@@ -330,6 +330,7 @@ bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::
     return true;
   }
   error = errors::unknown_subcommand(args[1], upper(spec.name));
+  out.spec = nullptr;  // no command was found: Redis counts nothing for the container either
   return false;
 }
 
@@ -340,7 +341,6 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   command.spec->handler(ctx);
   const std::uint64_t cycles = cycles_now() - started;
   ++ctx.server.stats.commands_processed;
-  ctx.client.last_command = command.spec;
   CommandStats& stats = stats_of(ctx.server.stats, command.ordinal);
   ++stats.calls;
   stats.cycles += cycles;
@@ -362,8 +362,19 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
 bool execute(CommandContext& ctx) {
   ResolvedCommand command;
   std::string error;
-  if (!resolve(ctx.args, command, error)) [[unlikely]] {
+  const bool resolved = resolve(ctx.args, command, error);
+  // CLIENT LIST's cmd: what was asked, run or not (a command refused for its arity, or queued in
+  // MULTI), as Redis's lastcmd; none for an unknown command or subcommand.
+  ctx.client.last_command = command.spec;
+  if (!resolved) [[unlikely]] {
     reject(ctx, command.spec != nullptr ? &command : nullptr, error);
+    return true;
+  }
+  // DEBUG off (enable-debug-command no) is refused before it runs, as Redis's protected commands
+  // are: a rejected call, before the authentication check.
+  if ((command.top->flags & kProtected) != 0 && !ctx.server.config.enable_debug_command)
+      [[unlikely]] {
+    reject(ctx, &command, errors::kDebugNotAllowed);
     return true;
   }
   if (!ctx.client.authenticated && (command.top->flags & kNoAuth) == 0 &&
@@ -436,9 +447,8 @@ bool execute(CommandContext& ctx) {
   }
   // A monitor counts as a replica in Redis (CLIENT_SLAVE), which processCommand keeps away from
   // the keyspace: reads, writes and EXECs of either are refused.
-  if (ctx.client.monitor &&
-      (carries_flag(ctx.client, command, kReadOnly) || carries_flag(ctx.client, command, kWrite) ||
-       carries_flag(ctx.client, command, kMayReplicate))) [[unlikely]] {
+  if (ctx.client.monitor && (carries_flag(ctx.client, command, kReadOnly) ||
+                             carries_flag(ctx.client, command, kWrite))) [[unlikely]] {
     reject(ctx, &command, errors::kReplicaKeyspace);
     return true;
   }

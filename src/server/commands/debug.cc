@@ -6,6 +6,8 @@
 //                              so tests can write while a BGSAVE provably runs
 //   DEBUG RELOAD               Redis's: save, empty the keyspace, load the file back
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "server/commands/arguments.h"
@@ -15,10 +17,8 @@
 namespace chronocached {
 namespace {
 
+// Refused before it runs unless enable-debug-command is yes (kProtected, command_table.cc).
 void debug(CommandContext& ctx) {
-  if (!ctx.server.config.enable_debug_command) {
-    return ctx.reply.error(errors::kDebugNotAllowed);
-  }
   const std::string_view sub = ctx.args[1];
   if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
     const auto ms = parse_int64(ctx.args[2]);
@@ -31,9 +31,13 @@ void debug(CommandContext& ctx) {
     return ctx.reply.ok();
   }
   if (iequals(sub, "SLEEP") && ctx.argc() == 3) {
-    const auto seconds = parse_double(ctx.args[2]);
-    if (!seconds || *seconds < 0) return ctx.reply.error(errors::kNotFloat);
-    std::this_thread::sleep_for(std::chrono::duration<double>(*seconds));
+    // Redis reads the seconds with strtod and checks nothing: what is no positive number sleeps
+    // no time, nor does a count of microseconds past int64 (NaN, inf), which its conversion turns
+    // negative.
+    const std::string text(ctx.args[2]);
+    const double micros = std::strtod(text.c_str(), nullptr) * 1e6;
+    if (micros > 0 && micros < 9.2e18)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(micros));
     return ctx.reply.ok();
   }
   if (iequals(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
@@ -60,13 +64,13 @@ void debug(CommandContext& ctx) {
     }
     return ctx.reply.ok();
   }
-  ctx.reply.error(errors::unknown_subcommand(sub, "DEBUG"));
+  ctx.reply.error(errors::subcommand_syntax(sub, "DEBUG"));
 }
 
 constexpr CommandSpec kCommands[] = {
     {.name = "debug",
      .arity = -2,
-     .flags = kAdmin | kNoScript | kLoading | kStale,
+     .flags = kAdmin | kNoScript | kLoading | kStale | kProtected,
      .handler = debug,
      .group = "server",
      .summary = "A container for debugging commands.",

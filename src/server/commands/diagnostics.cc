@@ -39,12 +39,13 @@ void latency_doctor(CommandContext& ctx) {
   std::size_t number = 0;
   monitor.for_each([&](std::string_view event, const LatencyMonitor::Series& series) {
     std::uint64_t count = 0, sum = 0;
-    std::int64_t first = 0, last = 0;
+    std::int64_t oldest = 0;
     series.for_each_sample([&](const LatencyMonitor::Sample& s) {
-      if (count++ == 0) first = s.unix_seconds;
-      last = s.unix_seconds;
+      if (count++ == 0 || s.unix_seconds < oldest) oldest = s.unix_seconds;
       sum += s.ms;
     });
+    // Redis's period: the seconds from the oldest spike to now (at least 1), per spike.
+    const std::int64_t span = std::max<std::int64_t>(1, ctx.unix_ms / 1000 - oldest);
     const std::uint64_t average = sum / count;
     std::uint64_t deviation = 0;
     series.for_each_sample([&](const LatencyMonitor::Sample& s) {
@@ -57,7 +58,7 @@ void latency_doctor(CommandContext& ctx) {
                   ++number, static_cast<int>(event.size()), event.data(),
                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(average),
                   static_cast<unsigned long long>(deviation / count),
-                  static_cast<double>(last - first) / static_cast<double>(count),
+                  static_cast<double>(span) / static_cast<double>(count),
                   static_cast<unsigned long long>(series.max_ms));
     report += line;
   });

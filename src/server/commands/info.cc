@@ -126,7 +126,7 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("run_id", server.process.run_id);
   info.field("tcp_port", server.process.tcp_port);
   info.field("metrics_port", server.process.metrics_port);  // chronocached's: -1 for none
-  info.field("server_time_usec", static_cast<long long>(ctx.unix_ms) * 1000);
+  info.field("server_time_usec", static_cast<long long>(ctx.unix_us_now()));
   const std::int64_t uptime = (ctx.unix_ms - server.process.start_ms) / 1000;
   info.field("uptime_in_seconds", static_cast<long long>(uptime));
   info.field("uptime_in_days", static_cast<long long>(uptime / 86400));

@@ -145,8 +145,9 @@ void object_container(CommandContext& ctx) {
 // byte and policy word (Engine::entry_table_bytes): our counterpart of the dictEntry Redis adds to
 // a key's usage (neither charges the share of empty slots or buckets). SAMPLES
 // only matters for collections; it is parsed and checked as Redis does. Not byte-equal to Redis's
-// figure, whose object layout differs (robj headers, jemalloc size classes). The read counts a
-// keyspace hit, which Redis's (a bare dictFind) does not: Db::find is the only way to the record.
+// figure, whose object layout differs (robj headers, jemalloc size classes). Redis's lookup is a
+// bare dictFind: no keyspace hit or miss, no access (Db::peek). Unlike it, a key past its
+// deadline reads as absent here (and is removed), as everywhere else in chronocached.
 void memory_usage(CommandContext& ctx) {
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
     if (iequals(ctx.args[i], "SAMPLES") && i + 1 < ctx.argc()) {
@@ -157,7 +158,7 @@ void memory_usage(CommandContext& ctx) {
       return ctx.reply.error(errors::kSyntax);
     }
   }
-  const Blob* record = ctx.db().find(ctx.args[2], ctx.now);
+  const Blob* record = ctx.db().peek(ctx.args[2], ctx.now);
   if (record == nullptr) return ctx.reply.null();
   const std::size_t bytes = record->heap_bytes() + ctx.db().engine().entry_table_bytes();
   ctx.reply.integer(static_cast<long long>(bytes));
