@@ -31,7 +31,6 @@ enum CommandFlag : std::uint32_t {
   kPubSub = 1u << 9,
   kNoScript = 1u << 10,
   kAllowBusy = 1u << 11,
-  kMayReplicate = 1u << 12,
   // Redis's protected: DEBUG, refused before it runs unless enable-debug-command allows it.
   // Redis 7.0's COMMAND INFO does not list it, so ours does not either.
   kProtected = 1u << 13,

@@ -250,8 +250,7 @@ bool refused_for_disk(const CommandContext& ctx, const ResolvedCommand& command)
 // with PAUSE WRITE those that may change data (an EXEC with such a command queued, and queuing
 // one in MULTI, too).
 bool held_by_pause(const CommandContext& ctx, const ResolvedCommand& command) {
-  return !ctx.server.clients.pause_writes_only ||
-         carries_flag(ctx.client, command, kWrite | kMayReplicate);
+  return !ctx.server.clients.pause_writes_only || carries_flag(ctx.client, command, kWrite);
 }
 
 // Cluster mode: the command's keys, or for EXEC those of every queued command, checked together.
