@@ -4,6 +4,7 @@ diagnostics tools send to any Redis (LATENCY, SLOWLOG, FUNCTION, SCRIPT)."""
 import os
 import pty
 import re
+import resource
 import select
 import shutil
 import subprocess
@@ -394,7 +395,6 @@ def test_config_set_dir_resolves_as_redis_chdir_does(start_server, tmp_path):
 
 
 def test_config_set_maxclients_must_fit_the_descriptor_limit(start_server):
-    import resource
     s = start_server()
     c = s.client(decode_responses=True)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
