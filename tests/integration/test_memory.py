@@ -129,3 +129,25 @@ def test_table_segments_that_deletes_left_loose_are_refitted_without_further_com
     assert r.dbsize() == count * 3 // 4
     assert wait_for(lambda: table_bytes(r) < full * 0.88, timeout=WAIT_S), (full, table_bytes(r))
     assert r.get("k:00000001") == "v" and r.get("k:00000004") is None
+
+
+def test_overwriting_a_large_value_with_a_small_one_gives_its_memory_back(r):
+    # Redis's SET frees the old value; a block kept for a value a thousandth its size would hold
+    # the memory, and count against maxmemory, until the key goes.
+    baseline = memory(r)["used_memory"]
+    pipe = r.pipeline(transaction=False)
+    for i in range(200):
+        pipe.set(f"big:{i}", "x" * 100_000)
+    pipe.execute()
+    assert memory(r)["used_memory"] - baseline > 200 * 100_000
+    assert r.memory_usage("big:0") > 100_000
+    pipe = r.pipeline(transaction=False)
+    for i in range(100):
+        pipe.set(f"big:{i}", "y")
+    for i in range(100, 200):
+        pipe.getset(f"big:{i}", "y" * 100)
+    pipe.execute()
+    assert r.memory_usage("big:0") < 200
+    assert r.memory_usage("big:150") < 400
+    assert memory(r)["used_memory"] - baseline < 1_000_000
+    assert r.get("big:0") == "y" and r.get("big:150") == "y" * 100

@@ -14,8 +14,9 @@
 // room is whatever its block holds past it (the arena class's size, or malloc_usable_size),
 // so there is no capacity field; APPEND and SETRANGE grow it geometrically and mark it
 // "grown", which OBJECT ENCODING reports as Redis's "raw". Overwriting a value with one that
-// fits reuses the block; one that does not gets a new block of the same kind (a packed record
-// stays in its arena while it fits a class).
+// fits reuses the block unless the block would then be over twice the record; otherwise the
+// value gets a new block of the same kind (a packed record stays in its arena while it fits a
+// class).
 //
 // A Blob made from bytes alone (Blob(value)) has an empty key: a plain byte string. The empty
 // Blob owns no block. Sizes are bounded by proto-max-bulk-len (Redis's 512 MiB), below 2^31.
@@ -95,7 +96,7 @@ class Blob {
     std::size_t old_bytes = 0;
     std::size_t new_bytes = 0;
   };
-  // Replaces the value, keeping the key; reuses the block when the new value fits.
+  // Replaces the value, keeping the key; reuses the block when the new value fits it snugly.
   Resize assign(std::string_view value);
   // Appends bytes to the value, growing the block geometrically; marks it grown, even when
   // `more` is empty.
@@ -130,6 +131,8 @@ class Blob {
   static constexpr unsigned char kGrownBit = 1;
   static constexpr unsigned char kPackedBit = 2;
   static constexpr unsigned kFlagBits = 2;
+  // Values up to this size keep their block on any overwrite that fits (resize_value).
+  static constexpr std::size_t kSnugAbove = 64;
 
   struct Layout {
     char* key;

@@ -108,6 +108,8 @@ TEST(Blob, RandomEditsKeepKeyValueAndTheArenasCount) {
           case 0:
             b.assign(bytes);
             value = bytes;
+            // An overwrite never leaves a block over twice its record (past 64-byte values).
+            ASSERT_LE(b.heap_bytes(), 2 * (key.size() + bytes.size() + 6) + 160);
             break;
           case 1:
             b.append(bytes);
@@ -162,6 +164,40 @@ TEST(Blob, AssignKeepsTheKeyAndReusesTheBlockWhenTheValueFits) {
   EXPECT_EQ(b.key(), "key");
   EXPECT_EQ(b.view(), std::string(1000, 'x'));
   EXPECT_FALSE(b.grown());
+}
+
+// Memory follows the value: an overwrite far smaller than the block gives the block back (as
+// Redis's SET frees the old value), in the arena and on the heap, while one of the same size
+// keeps it. The Resize it reports is what the keyspace's byte count hears.
+TEST(Blob, AnOverwriteFarSmallerThanTheBlockReallocatesIt) {
+  chronocache::RecordArena arena;
+  for (chronocache::RecordArena* where :
+       {static_cast<chronocache::RecordArena*>(nullptr), &arena}) {
+    for (const std::size_t large : {std::size_t{300}, std::size_t{2'000'000}}) {
+      Blob b = Blob::record("key", std::string(large, 'x'), where);
+      const std::size_t large_bytes = b.heap_bytes();
+      const Blob::Resize same = b.assign(std::string(large, 'y'));
+      EXPECT_EQ(same.old_bytes, 0u);
+      EXPECT_EQ(b.heap_bytes(), large_bytes);
+      const Blob::Resize shrink = b.assign("z");
+      EXPECT_EQ(shrink.old_bytes, large_bytes);
+      EXPECT_EQ(shrink.new_bytes, b.heap_bytes());
+      EXPECT_LT(b.heap_bytes(), 64u) << large;
+      EXPECT_EQ(b.key(), "key");
+      EXPECT_EQ(b.view(), "z");
+    }
+  }
+  EXPECT_EQ(arena.records(), 0u);
+}
+
+// Shrinking step by step cannot keep a large block either: each step is checked against the
+// block, not against the value before it.
+TEST(Blob, ShrinkingInSmallStepsDoesNotKeepALargeBlock) {
+  Blob b = Blob::record("k", std::string(100'000, 'x'));
+  for (std::size_t size = 100'000; size > 0; size -= std::min<std::size_t>(size, 997)) {
+    b.assign(std::string(size, 'x'));
+    ASSERT_LE(b.heap_bytes(), 2 * size + 160) << size;
+  }
 }
 
 TEST(Blob, AppendGrowsGeometricallyAndMarksGrown) {
