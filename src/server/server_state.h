@@ -304,12 +304,23 @@ struct ServerState {
   chronocache::CondVar meets_ready;
   // MIGRATE's connections to its targets ("host:port"), kept between calls as Redis keeps them:
   // a reshard sends one MIGRATE per batch of keys to the same target.
+  // Each is closed once unused for 10 s (Redis's MIGRATE_SOCKET_CACHE_TTL): by the next MIGRATE
+  // to it, or by loop 0's housekeeping, so a target does not keep an idle client of ours.
   struct MigrateTarget {
+    static constexpr std::int64_t kIdleCloseMs = 10'000;
     PeerConnection connection;
     std::int64_t last_used_ms = 0;
     long long selected_db = -1;  // what the target has SELECTed for us (-1: unknown)
+
+    bool idle_too_long(std::int64_t unix_ms) const noexcept {
+      return unix_ms - last_used_ms > kIdleCloseMs;
+    }
   };
   std::map<std::string, MigrateTarget> migrate_targets;
+  void close_idle_migrate_targets(std::int64_t unix_ms) {
+    std::erase_if(migrate_targets,
+                  [unix_ms](const auto& target) { return target.second.idle_too_long(unix_ms); });
+  }
   // --upstream: the fetches GET misses asked for (single-flight, bounded), taken by the fetcher
   // threads (upstream_fetcher.h), woken by `upstream_ready` (with `mu`).
   FetchQueue upstream_fetches{kUpstreamQueueCapacity};

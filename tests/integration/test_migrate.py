@@ -6,7 +6,7 @@ only ever moves between two servers of one kind.
 import pytest
 import redis
 
-from support import error_of, free_port
+from support import advance, error_of, free_port, wait_for
 
 
 @pytest.fixture(params=["chronocached", "redis-server"])
@@ -87,6 +87,31 @@ def test_an_unreachable_target_is_an_ioerr_and_nothing_is_lost(source_target):
     assert src.get("k") == "v"
 
 
+def test_a_host_name_a_lax_port_and_any_timeout_are_taken_as_redis_takes_them(source_target):
+    # Redis looks the host up, reads the port with atoi ("+P", "0P", "P " and "Pabc" are P) and
+    # takes any positive 64-bit timeout.
+    src, dst, target = source_target
+    port = target.port
+    cases = [("localhost", port, 1000), ("127.0.0.1", f"+{port}", 1000),
+             ("127.0.0.1", f"0{port}", 1000), ("127.0.0.1", f"{port}abc", 1000),
+             ("127.0.0.1", port, 4294967297), ("127.0.0.1", port, 9223372036854775807)]
+    for i, (host, target_port, timeout) in enumerate(cases):
+        src.set(f"k{i}", "v")
+        assert src.execute_command("MIGRATE", host, target_port, f"k{i}", 0, timeout) == "OK", (
+            host, target_port, timeout)
+    assert src.dbsize() == 0
+    assert dst.dbsize() == len(cases)
+
+
+def test_a_host_or_port_that_names_nothing_fails_at_the_connect(source_target):
+    src, _, _ = source_target
+    src.set("k", "v")
+    for host, port in [("", 6379), ("127.0.0.1", -1)]:
+        assert error_of(src, "MIGRATE", host, port, "k", 0, 200) == (
+            "IOERR error or timeout connecting to the client"), (host, port)
+    assert src.get("k") == "v"
+
+
 def test_a_target_with_a_password(start):
     source, target = start(), start("--requirepass", "secret")
     src = source.client(decode_responses=True)
@@ -117,3 +142,22 @@ def test_migrate_is_described_as_redis_describes_it(source_target):
     entry = info["migrate"] if isinstance(info, dict) else info[0]
     flags = entry["flags"] if isinstance(entry, dict) else entry[2]
     assert set(flags) == {"write", "movablekeys"}
+
+
+def restore_clients(client):
+    return [c for c in client.client_list() if c["cmd"] == "restore"]
+
+
+def test_a_connection_unused_for_ten_seconds_is_closed(start_server):
+    # chronocached alone: its clock moves on DEBUG ADVANCE-CLOCK, where Redis's would need 10 s.
+    source, target = start_server("--enable-debug-command", "yes"), start_server()
+    src, dst = source.client(decode_responses=True), target.client(decode_responses=True)
+    src.set("a", "1")
+    assert migrate(src, target, "a", 0, 1000, "COPY") == "OK"
+    assert len(restore_clients(dst)) == 1
+    advance(src, 9_000)
+    assert migrate(src, target, "a", 0, 1000, "COPY", "REPLACE") == "OK"  # the same connection
+    advance(src, 9_000)
+    assert len(restore_clients(dst)) == 1  # used 9 s ago
+    advance(src, 2_000)
+    assert wait_for(lambda: not restore_clients(dst)), restore_clients(dst)

@@ -1,6 +1,7 @@
 #include "server/cluster/peer_connection.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -10,13 +11,22 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace chronocached {
 namespace {
 
+// Any timeout is at most ~24.8 days (poll's int of milliseconds): what a caller asks beyond that
+// (MIGRATE takes a 64-bit timeout) would overflow the steady clock's deadline.
+constexpr std::chrono::milliseconds kLongestWait{std::numeric_limits<int>::max()};
+
+std::chrono::milliseconds bounded(std::chrono::milliseconds timeout) {
+  return std::clamp(timeout, std::chrono::milliseconds(0), kLongestWait);
+}
+
 int to_poll_ms(std::chrono::milliseconds timeout) {
-  return static_cast<int>(std::max<std::chrono::milliseconds::rep>(timeout.count(), 0));
+  return static_cast<int>(bounded(timeout).count());
 }
 
 }  // namespace
@@ -27,25 +37,41 @@ void append_request(std::string& out, std::span<const std::string_view> args) {
     out.append("$").append(std::to_string(arg.size())).append("\r\n").append(arg).append("\r\n");
 }
 
-std::optional<PeerConnection> PeerConnection::open(const std::string& ip, int port,
+std::optional<PeerConnection> PeerConnection::open(const std::string& host, int port,
                                                    std::chrono::milliseconds timeout,
                                                    std::string& error) {
   sockaddr_storage address{};
   socklen_t length = 0;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
   auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
-  if (inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
-    v4->sin_port = htons(static_cast<std::uint16_t>(port));
     length = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+  } else if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(static_cast<std::uint16_t>(port));
     length = sizeof(sockaddr_in6);
   } else {
-    error = "not an IP address";
-    return std::nullopt;
+    // A name: its first address, as Redis's connect takes (a blocking lookup, as Redis's is).
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int status = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+        status != 0 || found == nullptr) {
+      error = status != 0 ? gai_strerror(status) : "no address";
+      errno = EHOSTUNREACH;
+      return std::nullopt;
+    }
+    std::memcpy(&address, found->ai_addr, found->ai_addrlen);
+    length = found->ai_addrlen;
+    freeaddrinfo(found);
   }
+  // The port's low 16 bits, as htons takes an int (Redis's atoi'd port does the same).
+  const auto port_bits = htons(static_cast<std::uint16_t>(port));
+  if (address.ss_family == AF_INET)
+    v4->sin_port = port_bits;
+  else
+    v6->sin6_port = port_bits;
   const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     error = std::strerror(errno);
@@ -109,7 +135,7 @@ bool PeerConnection::wait(short events, std::chrono::milliseconds timeout) {
 
 bool PeerConnection::send(std::string_view bytes, std::chrono::milliseconds timeout,
                           std::string& error) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + bounded(timeout);
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n > 0) {
@@ -129,7 +155,7 @@ bool PeerConnection::send(std::string_view bytes, std::chrono::milliseconds time
 
 std::optional<PeerReply> PeerConnection::read_reply(std::chrono::milliseconds timeout,
                                                     std::string& error) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + bounded(timeout);
   for (;;) {
     PeerReply reply;
     bool malformed = false;

@@ -20,9 +20,11 @@ namespace chronocached {
 
 class PeerConnection {
  public:
-  // nullopt with `error` (strerror's text, or "not an IP address") when `ip`:`port` cannot be
-  // reached within `timeout`.
-  static std::optional<PeerConnection> open(const std::string& ip, int port,
+  // A connection to `host` (an IP address, or a name looked up: its first address) at `port`'s
+  // low 16 bits; nullopt with `error` (strerror's or getaddrinfo's text) when it cannot be
+  // reached within `timeout`, errno EHOSTUNREACH when the name has no address. Timeouts here are
+  // at most ~24.8 days: a longer one waits that long.
+  static std::optional<PeerConnection> open(const std::string& host, int port,
                                             std::chrono::milliseconds timeout, std::string& error);
   PeerConnection(PeerConnection&& other) noexcept;
   PeerConnection& operator=(PeerConnection&& other) noexcept;

@@ -9,6 +9,7 @@
 // reshard sends one MIGRATE per batch of keys), closed after 10 s unused or on any error.
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,6 @@
 namespace chronocached {
 namespace {
 
-constexpr std::int64_t kIdleCloseMs = 10'000;  // Redis's MIGRATE_SOCKET_CACHE_TTL
 constexpr std::size_t kMaxCachedTargets = 64;  // Redis's MIGRATE_SOCKET_CACHE_ITEMS
 
 struct MigrateRequest {
@@ -93,20 +93,25 @@ ServerState::MigrateTarget* connect_target(CommandContext& ctx, const MigrateReq
                                            const std::string& name) {
   auto& targets = ctx.server.migrate_targets;
   if (auto it = targets.find(name); it != targets.end()) {
-    if (ctx.unix_ms - it->second.last_used_ms <= kIdleCloseMs) return &it->second;
+    if (!it->second.idle_too_long(ctx.unix_ms)) return &it->second;
     targets.erase(it);  // idle too long: the target may have closed it
   }
-  const std::optional<std::int64_t> port = parse_int64(request.port);
+  // The port as Redis's atoi reads it (leading blanks, a sign, the digits up to anything else;
+  // "7000abc" is 7000, "abc" is 0), then its low 16 bits; a negative one names no service, and
+  // fails the connect.
+  const int port = static_cast<int>(std::strtol(std::string(request.port).c_str(), nullptr, 10));
   std::string error;
-  errno = ECONNREFUSED;  // what a port no server could listen on amounts to
+  if (port < 0) {
+    errno = EHOSTUNREACH;
+    return nullptr;
+  }
   std::optional<PeerConnection> connection =
-      port && *port > 0 && *port <= 65535
-          ? PeerConnection::open(std::string(request.host), static_cast<int>(*port),
-                                 request.timeout, error)
-          : std::nullopt;
+      PeerConnection::open(std::string(request.host), port, request.timeout, error);
   if (!connection) return nullptr;
   if (targets.size() >= kMaxCachedTargets) targets.erase(targets.begin());
-  return &targets.insert_or_assign(name, ServerState::MigrateTarget{std::move(*connection), 0, -1})
+  return &targets
+              .insert_or_assign(name,
+                                ServerState::MigrateTarget{std::move(*connection), ctx.unix_ms, -1})
               .first->second;
 }
 
@@ -140,8 +145,9 @@ void migrate(CommandContext& ctx) {
   // A cached connection the target closed fails at once: one more try on a fresh one.
   for (bool may_retry = true;; may_retry = false) {
     ServerState::MigrateTarget* target = connect_target(ctx, *request, name);
-    // Redis's blocking connect reports only a timeout; a refused connection fails at the write.
-    if (target == nullptr && errno == ETIMEDOUT)
+    // Redis's blocking connect reports a timeout, and a host or port it cannot look up; a refused
+    // connection fails at the write.
+    if (target == nullptr && (errno == ETIMEDOUT || errno == EHOSTUNREACH))
       return ctx.reply.error("IOERR error or timeout connecting to the client");
     if (target == nullptr)
       return ctx.reply.error("IOERR error or timeout writing to target instance");
