@@ -712,6 +712,23 @@ def test_monitor_leaves_out_admin_commands_as_redis_does(server, r):
     watcher.close()
 
 
+def test_monitor_sees_a_refused_exec_with_its_arguments(server, r):
+    # redis-server 7.0.15's execCommandAbort feeds the EXEC it refused to the monitors.
+    watcher = server.raw()
+    raw_command(watcher, "MONITOR")
+    assert read_until(watcher, lambda d: d.endswith(b"\r\n")) == b"+OK\r\n"
+    client = server.raw()
+    for args in (("EXEC", "x"), ("MULTI",), ("SET", "k", "1"), ("EXEC", "x")):
+        raw_command(client, *args)
+        read_until(client, lambda d: d.endswith(b"\r\n"))
+    client.close()
+    r.echo("done")
+    data = read_until(watcher, lambda d: d.endswith(b'"ECHO" "done"\r\n'))
+    lines = [MONITOR_LINE.match(l + b"\r\n").group(2) for l in data.split(b"\r\n")[:-1]]
+    assert lines == [b'"EXEC" "x"', b'"MULTI"', b'"EXEC" "x"', b'"ECHO" "done"'], data
+    watcher.close()
+
+
 @pytest.mark.parametrize("mode", ["OFF", "SKIP"])
 def test_monitor_lines_are_silenced_by_client_reply_as_in_redis(server, r, mode):
     # redis-server 7.0.15 writes MONITOR lines as replies: none reach a monitor that sent

@@ -126,6 +126,63 @@ def test_client_list_reports_the_queue(server, r):
     assert r.client_list(client_id=[str(cid)])[0]["multi"] == "-1"
 
 
+def test_a_doomed_transaction_keeps_nothing_more(server, r):
+    # As Redis: once EXEC cannot run the queue (a queueing error, a WATCHed key changed), commands
+    # are still answered QUEUED but not kept, and CLIENT LIST's multi= stops counting.
+    c = single(server)
+    cid = c.client_id()
+    c.execute_command("MULTI")
+    c.execute_command("SET", "a", 1)
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        c.execute_command("GET")
+    c.execute_command("SET", "b", 1)
+    assert r.client_list(client_id=[str(cid)])[0]["multi"] == "1"
+    with pytest.raises(redis.ResponseError, match="Transaction discarded because of "
+                                                  "previous errors"):
+        c.execute_command("EXEC")
+    r.set("w", 1)
+    c.execute_command("WATCH", "w")
+    r.set("w", 2)
+    c.execute_command("MULTI")
+    c.execute_command("SET", "a", 1)
+    entry = r.client_list(client_id=[str(cid)])[0]
+    assert entry["multi"] == "0" and "d" in entry["flags"], entry
+    assert c.execute_command("EXEC") is None
+    assert r.exists("a", "b") == 0
+
+
+def test_exec_of_a_doomed_transaction_is_not_refused_for_memory(server, r):
+    # Nothing kept, nothing that may grow memory: Redis's EXEC then answers as the doom says,
+    # not with OOM, and counts as a call, not a rejected one.
+    c = single(server)
+    r.set("w", 1)
+    c.execute_command("WATCH", "w")
+    r.set("w", 2)
+    c.execute_command("MULTI")
+    c.execute_command("SET", "z", 1)
+    c2 = single(server)
+    c2.execute_command("MULTI")
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        c2.execute_command("GET")
+    c2.execute_command("SET", "z", 1)  # after the error: not kept (before it, EXEC is refused)
+    before = r.info("commandstats")["cmdstat_exec"]
+    policy = r.config_get("maxmemory-policy")["maxmemory-policy"]
+    r.config_set("maxmemory-policy", "noeviction")
+    r.config_set("maxmemory", 1)
+    try:
+        assert c.execute_command("EXEC") is None
+        with pytest.raises(redis.ResponseError, match="Transaction discarded because "
+                                                      "of previous errors"):
+            c2.execute_command("EXEC")
+    finally:
+        r.config_set("maxmemory", 0)
+        r.config_set("maxmemory-policy", policy)
+    after = r.info("commandstats")["cmdstat_exec"]
+    assert after["calls"] == before["calls"] + 2  # both ran: neither was refused
+    assert after["rejected_calls"] == before["rejected_calls"]
+    assert r.exists("z") == 0
+
+
 def test_a_large_transaction(r):
     p = r.pipeline(transaction=True)
     for i in range(2000):

@@ -120,14 +120,16 @@ void save(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-// BGSAVE [SCHEDULE]: the capture starts now and the event loop carries it on
-// (snapshots.h); SCHEDULE while one runs starts another when it ends.
+// BGSAVE [SCHEDULE]: the capture starts now and the event loop carries it on (snapshots.h).
+// As Redis 7.0's: refused while one runs, SCHEDULE or not (SCHEDULE waits only for an AOF
+// rewrite, which this server has not); inside EXEC it is scheduled, and the tick starts it once
+// the transaction is over.
 void bgsave(CommandContext& ctx) {
   const bool schedule = ctx.argc() == 2 && iequals(ctx.args[1], "SCHEDULE");
   if (ctx.argc() > 2 || (ctx.argc() == 2 && !schedule)) return ctx.reply.error(errors::kSyntax);
   Snapshots& snapshots = ctx.server.snapshots;
-  if (snapshots.bgsave_in_progress()) {
-    if (!schedule) return ctx.reply.error(errors::kBgsaveRunning);
+  if (snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
+  if (ctx.client.in_exec) {
     snapshots.schedule_bgsave();
     return ctx.reply.simple("Background saving scheduled");
   }

@@ -116,6 +116,8 @@ void count_error(ServerState& server, std::string_view text) {
   ++it->second;
 }
 
+void feed_monitors(CommandContext& ctx);
+
 // A command refused before it ran. Inside MULTI it dooms the transaction; a refused EXEC
 // discards it, unwatches every key and says why, as Redis does ("ERR " dropped, other codes
 // kept).
@@ -127,6 +129,8 @@ void reject(CommandContext& ctx, const ResolvedCommand* command, std::string_vie
     const std::string why = errors::exec_abort_because(text);
     ctx.reply.error(why);
     count_error(ctx.server, why);
+    // Monitors see the refused EXEC, arguments and all, as Redis's execCommandAbort shows it.
+    if (!ctx.server.clients.monitors.empty()) feed_monitors(ctx);
     return;
   }
   ctx.reply.error(text);
@@ -457,7 +461,9 @@ bool execute(CommandContext& ctx) {
   if (paused && held_by_pause(ctx, command)) [[unlikely]]
     return false;
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
-    ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
+    // A doomed transaction keeps nothing more (transaction.cc says why).
+    if (!ctx.client.multi_error && !watched_key_changed(ctx))
+      ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
     ctx.reply.simple("QUEUED");
     return true;
   }

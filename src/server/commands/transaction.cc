@@ -2,8 +2,11 @@
 //
 // Queueing is the dispatcher's (command_table.cc execute()): between MULTI and EXEC every
 // command without kNoMulti is checked (name, arity, auth), copied into ClientState::queued and
-// answered +QUEUED; one that fails those checks sets multi_error. EXEC then runs the queue
-// through execute_now() and answers one array with every reply, or:
+// answered +QUEUED; one that fails those checks sets multi_error. Once the transaction is doomed
+// (multi_error, or a WATCHed key changed) commands are still answered +QUEUED but no longer
+// kept, as in Redis: EXEC's own checks (maxmemory, a failed save, CLIENT PAUSE WRITE) then see
+// nothing queued, and CLIENT LIST's multi= stops counting. EXEC runs the queue through
+// execute_now() and answers one array with every reply, or:
 //
 //   EXECABORT   a command failed to queue (multi_error)
 //   null array  a WATCHed key changed (WatchRegistry::dirty) or expired since WATCH
@@ -19,7 +22,6 @@
 #include "server/commands/errors.h"
 
 namespace chronocached {
-namespace {
 
 // A write to a watched key marks the registry; an expiry does not reach it (the engine expires
 // silently), so a key that was live at WATCH and is gone now counts as changed too.
@@ -30,6 +32,8 @@ bool watched_key_changed(CommandContext& ctx) {
     if (!ctx.server.keyspace.db(db).exists(key, ctx.now)) return true;
   return false;
 }
+
+namespace {
 
 void multi(CommandContext& ctx) {
   if (ctx.client.in_multi) return ctx.reply.error(errors::kMultiNested);
