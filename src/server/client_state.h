@@ -66,6 +66,10 @@ struct ClientState {
   // counts the replies already written by the batch's earlier commands). Only the client's own
   // commands may read it: its loop writes it outside the lock.
   const std::string* output = nullptr;
+  // CLIENT KILL from another client, of any loop, under the lock: the client runs no more
+  // commands (Redis's CLIENT_CLOSE_ASAP) although its own loop closes it only after the killer's
+  // batch; read by that loop under the lock.
+  bool killed = false;
   // MONITOR lines written by commands of any loop, under the lock; the client's loop moves them
   // to its output after the batch (ClientRegistry::monitor_feed_pending).
   std::string monitor_feed;

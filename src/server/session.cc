@@ -190,7 +190,7 @@ void Session::process() {
   if (limits.max_bulk_len != framed_max_bulk_len_) framed_.clear();
   note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
   prefetch_keys();
-  while (!client_.close_after_reply && !closed_) {
+  while (!client_.close_after_reply && !closed_ && !client_.killed) {
     if (output_.size() - sent_ >= kPauseOutputBytes) {
       paused_ = true;
       break;

@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from support import read_until_closed
+from support import read_exactly, read_until_closed
 
 LOOPS = "4"
 CLIENTS = 8
@@ -235,3 +235,18 @@ def test_bgsave_under_writes_from_every_loop_is_one_instant(start_server, tmp_pa
         versions = {int(v) for v in r.mget([f"g{g}:{i}" for i in range(width)])}
         assert len(versions) == 1, (g, versions)
         assert 5 <= versions.pop() <= live[g]
+
+
+def test_a_killed_client_runs_nothing_more_whatever_loop_serves_it(threaded):
+    # Redis marks a killed client to close at once (CLIENT_CLOSE_ASAP): a command it sends after
+    # CLIENT KILL answered is never run, even where the kill reaches its loop later.
+    c = threaded.client(decode_responses=True)
+    for round_ in range(30):
+        victim = threaded.raw()
+        victim.sendall(b"CLIENT SETNAME vic\r\nMULTI\r\nSET k%d written-after-kill\r\n" % round_)
+        expected = b"+OK\r\n+OK\r\n+QUEUED\r\n"
+        assert read_exactly(victim, expected) == expected
+        assert c.execute_command("CLIENT", "KILL", "SKIPME", "yes", "TYPE", "normal") == 1
+        victim.sendall(b"EXEC\r\nPING\r\n")
+        assert read_until_closed(victim) == b"", round_
+        assert c.get(f"k{round_}") is None, round_

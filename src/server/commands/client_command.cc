@@ -236,6 +236,7 @@ void client_kill(CommandContext& ctx) {
       if (skip_me) continue;
       ctx.client.close_after_reply = true;  // after this reply
     } else {
+      ctx.server.clients.by_id.at(c->id)->killed = true;  // runs nothing more from now
       ctx.server.clients.kill_list.push_back(c->id);
     }
     ++killed;
