@@ -251,6 +251,9 @@ def test_slot_commands_answer_redis_errors(start_node):
     assert client.execute_command("SELECT", "0") is True
     assert error_of(client, "SELECT", "1") == "SELECT is not allowed in cluster mode"
     assert error_of(client, "SWAPDB", "0", "1") == "SWAPDB is not allowed in cluster mode"
+    # MOVE is routed by its key first, then refused where the key is served.
+    assert client.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 2, 6, 9, 13, 16383) == "OK"
+    assert error_of(client, "MOVE", "foo", "1") == "MOVE is not allowed in cluster mode"
 
 
 def slots_seen(client):

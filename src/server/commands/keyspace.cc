@@ -240,6 +240,27 @@ void copy(CommandContext& ctx) {
   ctx.reply.integer(1);
 }
 
+// MOVE key db: the key goes to another database with its TTL, unless it is there already. As
+// Redis 7.0: refused in cluster mode, then the index checked, then the key looked up as a write
+// (no keyspace hit or miss); the record is copied, then erased here.
+void move(CommandContext& ctx) {
+  if (ctx.server.cluster) return ctx.reply.error("ERR MOVE is not allowed in cluster mode");
+  const auto index = parse_int_or_reply(ctx, ctx.args[2]);
+  if (!index) return;
+  if (!db_index_valid(ctx, *index)) return ctx.reply.error(errors::kDbIndexOutOfRange);
+  const auto target_db = static_cast<std::size_t>(*index);
+  if (target_db == ctx.client.db) return ctx.reply.error(errors::kSameObject);
+  const std::string_view key = ctx.args[1];
+  Db& from = ctx.db();
+  Db& to = ctx.server.keyspace.db(target_db);
+  const Blob* value = from.find_mutable(key, ctx.now);
+  if (value == nullptr || to.exists(key, ctx.now)) return ctx.reply.integer(0);
+  const TimePoint deadline = from.deadline(key, ctx.now).value_or(kNoExpiry);
+  to.put_copy(key, *value, deadline, ctx.now);
+  from.erase(key, ctx.now);
+  ctx.reply.integer(1);
+}
+
 void swapdb(CommandContext& ctx) {
   if (ctx.server.cluster) return ctx.reply.error("ERR SWAPDB is not allowed in cluster mode");
   const auto first = parse_int_or_reply(ctx, ctx.args[1], errors::kInvalidFirstDb);
@@ -264,6 +285,7 @@ constexpr KeySpec kRenamenxKeys[] = {{.flags = "RW access delete", .index = 1},
                                      {.flags = "OW insert", .index = 2}};
 constexpr KeySpec kCopyKeys[] = {{.flags = "RO access", .index = 1},
                                  {.flags = "OW update", .index = 2}};
+constexpr KeySpec kMoveKeys[] = {{.flags = "RW access delete", .index = 1}};
 
 constexpr CommandSpec kCommands[] = {
     {.name = "del",
@@ -398,6 +420,18 @@ constexpr CommandSpec kCommands[] = {
                    "O(1) for string values.",
      .acl = "keyspace write slow",
      .key_specs = kCopyKeys},
+    {.name = "move",
+     .arity = 3,
+     .flags = kWrite | kFast,
+     .handler = move,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .summary = "Move a key to another database",
+     .since = "1.0.0",
+     .complexity = "O(1)",
+     .acl = "keyspace write fast",
+     .key_specs = kMoveKeys},
     {.name = "swapdb",
      .arity = 3,
      .flags = kWrite | kFast,
