@@ -477,6 +477,35 @@ def test_a_slot_in_migration_asks_for_missing_keys(pair):
     assert error_of(ca, "GET", "{t}new") == f"MOVED {slot} 127.0.0.1:{b.port}"
 
 
+def test_asking_is_spent_by_a_refused_command_and_addslots_ends_an_import(pair):
+    """The same steps against redis-server give the same replies, byte for byte."""
+    a, b, ca, cb = pair
+    slot = key_slot(b"t")
+    open_migration(ca, cb, slot)
+    moved = b"-MOVED %d 127.0.0.1:%d\r\n" % (slot, a.port)
+    raw = b.raw()
+    # A command refused before it runs (arity, unknown) spends ASKING as one that runs does.
+    send(raw, ("ASKING",), ("GET",), ("GET", "{t}x"), ("ASKING",), ("NOSUCHCMD",), ("GET", "{t}x"))
+    expected = (b"+OK\r\n-ERR wrong number of arguments for 'get' command\r\n" + moved +
+                b"+OK\r\n-ERR unknown command 'NOSUCHCMD', with args beginning with: \r\n" +
+                moved)
+    assert read_exactly(raw, expected) == expected
+    raw.close()
+    # The node and the server say they are in cluster mode.
+    assert cb.info("server")["redis_mode"] == "cluster"
+    hello = cb.execute_command("HELLO", "2")
+    assert dict(zip(hello[::2], hello[1::2]))["mode"] == "cluster"
+    assert error_of(cb, "CLUSTER", "MEET", "127.0.0.1", a.port, a.port + 10000, "x") == (
+        "unknown subcommand or wrong number of arguments for 'MEET'. Try CLUSTER HELP.")
+    # Taking a slot being imported ends the import, as Redis's ADDSLOTS.
+    other = key_slot(b"u")
+    assert ca.execute_command("CLUSTER", "DELSLOTS", other) == "OK"
+    assert ca.execute_command("CLUSTER", "SETSLOT", other, "IMPORTING", node_id(cb)) == "OK"
+    assert f"[{other}-<-{node_id(cb)}]" in my_line(ca)
+    assert ca.execute_command("CLUSTER", "ADDSLOTS", other) == "OK"
+    assert f"[{other}-<-" not in my_line(ca), my_line(ca)
+
+
 def test_a_migration_survives_a_restart_of_the_node(start_node):
     a, b = start_node("a"), start_node("b")
     ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)

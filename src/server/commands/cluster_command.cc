@@ -249,8 +249,12 @@ void change_slots(CommandContext& ctx, bool ranges, bool adding) {
   if (!cluster_or_reply(ctx)) return;
   const std::optional<std::vector<std::uint32_t>> slots = slots_or_reply(ctx, ranges, adding);
   if (!slots) return;
-  for (const std::uint32_t slot : *slots)
-    ctx.server.cluster->assign(slot, adding ? ClusterMap::kMyself : ClusterMap::kUnassigned);
+  ClusterMap& map = *ctx.server.cluster;
+  for (const std::uint32_t slot : *slots) {
+    // As Redis: a slot being imported is now ours, or nobody's, either way no longer imported.
+    map.set_importing(slot, ClusterMap::kUnassigned);
+    map.assign(slot, adding ? ClusterMap::kMyself : ClusterMap::kUnassigned);
+  }
   save_or_reply(ctx);
 }
 
@@ -321,7 +325,7 @@ void cluster_setslot(CommandContext& ctx) {
 // is the handshake thread's (cluster_handshakes.h). Meeting oneself changes nothing.
 void cluster_meet(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
-  if (ctx.argc() > 5) return ctx.reply.error(errors::kSyntax);
+  if (ctx.argc() > 5) return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLUSTER"));
   const std::string ip(ctx.args[2]);
   const std::optional<std::int64_t> port = parse_int64(ctx.args[3]);
   if (!port)

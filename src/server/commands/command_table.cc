@@ -362,7 +362,9 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
     note_slow_command(ctx, command, cycles);
 }
 
-bool execute(CommandContext& ctx) {
+namespace {
+
+bool dispatch(CommandContext& ctx) {
   ResolvedCommand command;
   std::string error;
   const bool resolved = resolve(ctx.args, command, error);
@@ -393,12 +395,7 @@ bool execute(CommandContext& ctx) {
   // does after the auth check. Keyless commands run whatever the map says.
   if (ctx.server.cluster) [[unlikely]] {
     const bool is_exec = command.top->name == "exec";
-    // ASKING lasts one command, or to the end of a transaction it precedes (Redis's resetClient
-    // clears it after a command that leaves the client outside MULTI).
-    const bool asking = ctx.client.cluster_asking;
-    const bool in_multi_after = ctx.client.in_multi ? !is_exec && command.top->name != "discard"
-                                                    : command.top->name == "multi";
-    if (!in_multi_after) ctx.client.cluster_asking = false;
+    const bool asking = ctx.client.cluster_asking;  // execute() spends it after the command
     if (std::optional<std::string> elsewhere = redirection(ctx, command, is_exec, asking)) {
       ++stats_of(ctx.server.stats, command.ordinal).rejected_calls;
       if (is_exec) {
@@ -469,6 +466,21 @@ bool execute(CommandContext& ctx) {
   }
   execute_now(ctx, command);
   return !ctx.wait_upstream;  // a GET miss waits for its upstream fetch (upstream_read.h)
+}
+
+}  // namespace
+
+bool execute(CommandContext& ctx) {
+  if (!ctx.client.cluster_asking) [[likely]]
+    return dispatch(ctx);
+  const bool done = dispatch(ctx);
+  // ASKING lasts one command, whatever became of it (refused, unknown, run), or to the end of a
+  // transaction it precedes: Redis's resetClient clears it after any command but ASKING that
+  // leaves the client outside MULTI. A command held by CLIENT PAUSE is not done yet.
+  const CommandSpec* last = ctx.client.last_command;
+  const bool was_asking = last != nullptr && last->name == "asking";
+  if (done && !ctx.client.in_multi && !was_asking) ctx.client.cluster_asking = false;
+  return done;
 }
 
 void for_each_command_stats(

@@ -103,7 +103,7 @@ void hello(CommandContext& ctx) {
   ctx.reply.bulk("id");
   ctx.reply.integer(static_cast<long long>(ctx.client.id));
   ctx.reply.bulk("mode");
-  ctx.reply.bulk("standalone");
+  ctx.reply.bulk(ctx.server.cluster ? "cluster" : "standalone");
   ctx.reply.bulk("role");
   ctx.reply.bulk("master");
   ctx.reply.bulk("modules");

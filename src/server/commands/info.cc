@@ -108,7 +108,7 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("redis_git_sha1", "00000000");
   info.field("redis_git_dirty", 0);
   info.field("redis_build_id", "0");
-  info.field("redis_mode", "standalone");
+  info.field("redis_mode", server.cluster ? "cluster" : "standalone");
   struct utsname name {};
   uname(&name);
   std::string os = name.sysname;
