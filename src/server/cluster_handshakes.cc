@@ -32,6 +32,7 @@ void ClusterHandshakes::run() {
   for (;;) {
     ClusterNode peer;
     std::uint64_t resets = 0;
+    std::string password;
     {
       const chronocache::MutexLock lock(state_.mu);
       while (state_.pending_meets.empty() && !stopping_) state_.meets_ready.wait(state_.mu);
@@ -39,15 +40,18 @@ void ClusterHandshakes::run() {
       peer = std::move(state_.pending_meets.front());
       state_.pending_meets.erase(state_.pending_meets.begin());
       resets = state_.cluster->resets();
+      password = state_.config.requirepass;
     }
-    meet(peer, resets);
+    meet(peer, resets, password);
   }
 }
 
-void ClusterHandshakes::meet(const ClusterNode& peer, std::uint64_t resets) {
+void ClusterHandshakes::meet(const ClusterNode& peer, std::uint64_t resets,
+                             const std::string& password) {
   const std::string where = peer.ip + ":" + std::to_string(peer.port);
   std::string error;
-  const std::optional<ClusterMap> view = ask_peer_map(peer.ip, static_cast<int>(peer.port), error);
+  const std::optional<ClusterMap> view =
+      ask_peer_map(peer.ip, static_cast<int>(peer.port), password, error);
   std::vector<ClusterNode> learned;
   long long my_port = 0;
   {
@@ -75,12 +79,13 @@ void ClusterHandshakes::meet(const ClusterNode& peer, std::uint64_t resets) {
     }
     my_port = map.myself().port;
   }
-  for (const ClusterNode& node : learned) introduce(node, my_port);
+  for (const ClusterNode& node : learned) introduce(node, my_port, password);
 }
 
 // Sends `node` "CLUSTER MEET <this host> <my_port>", from the address it reaches this host by;
 // the node answers at once (its own handshake thread asks back).
-void ClusterHandshakes::introduce(const ClusterNode& node, long long my_port) {
+void ClusterHandshakes::introduce(const ClusterNode& node, long long my_port,
+                                  const std::string& password) {
   constexpr std::chrono::milliseconds kTimeout(kPeerTimeoutMs);
   std::string error;
   std::optional<PeerConnection> peer =
@@ -90,9 +95,7 @@ void ClusterHandshakes::introduce(const ClusterNode& node, long long my_port) {
     const std::string me = peer->local_ip();
     const std::string port = std::to_string(my_port);
     const std::array<std::string_view, 4> words = {"CLUSTER", "MEET", me, port};
-    std::string request;
-    append_request(request, words);
-    if (peer->send(request, kTimeout, error)) reply = peer->read_reply(kTimeout, error);
+    reply = ask_peer(*peer, words, password, error);
   }
   if (reply && reply->kind == PeerReply::Kind::kSimple) return;
   if (reply) error = reply->text;

@@ -45,8 +45,8 @@ def meet_all(nodes):
     wait_until_joined(nodes)
 
 
-def wait_until_joined(nodes):
-    clients = [node.client(decode_responses=True) for node in nodes]
+def wait_until_joined(nodes, password=None):
+    clients = [node.client(decode_responses=True, password=password) for node in nodes]
     wait_for(lambda: all(f"cluster_known_nodes:{len(nodes)}" in c.execute_command("CLUSTER", "INFO")
                          and "cluster_state:ok" in c.execute_command("CLUSTER", "INFO")
                          for c in clients), "every node to know every other")
@@ -318,20 +318,25 @@ def test_nodes_that_met_one_node_come_to_know_each_other(start_node):
     assert len(views) == 1  # the same map everywhere
 
 
-def test_redis_cli_cluster_create_joins_three_nodes(start_node):
-    nodes = [start_node(name) for name in ("a", "b", "c")]
-    out = subprocess.run(["redis-cli", "--cluster", "create",
+@pytest.mark.parametrize("password", [None, "secret"])
+def test_redis_cli_cluster_create_joins_three_nodes(start_node, password):
+    # With requirepass (the same on every node, as redis-cli -a gives it), the handshakes
+    # authenticate: Redis's cluster bus needs no password, ours runs over the client port.
+    extra = ("--requirepass", password) if password else ()
+    nodes = [start_node(name, *extra) for name in ("a", "b", "c")]
+    auth = ["-a", password, "--no-auth-warning"] if password else []
+    out = subprocess.run(["redis-cli", *auth, "--cluster", "create",
                           *[f"127.0.0.1:{n.port}" for n in nodes], "--cluster-yes"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "[OK] All nodes agree about slots configuration." in out.stdout
     assert "[OK] All 16384 slots covered." in out.stdout
-    wait_until_joined(nodes)
+    wait_until_joined(nodes, password)
     client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", nodes[0].port)],
-                          decode_responses=True)
+                          decode_responses=True, password=password)
     for i in range(300):
         client.set(f"k{i}", i)
-    assert [node.client().dbsize() > 50 for node in nodes] == [True] * 3
+    assert [node.client(password=password).dbsize() > 50 for node in nodes] == [True] * 3
     client.close()
 
 
@@ -665,6 +670,22 @@ def test_forget_unassigns_the_forgotten_nodes_slots_and_closes_its_migrations(st
     a.stop()  # what FORGET changed was saved
     again = start_node("a").client(decode_responses=True)
     assert "cluster_slots_assigned:100" in again.execute_command("CLUSTER", "INFO")
+
+
+def test_a_meet_right_after_forget_brings_the_node_back(start_node):
+    # As Redis: FORGET keeps a node out of what other nodes tell for a minute, but a MEET of the
+    # node itself is taken at once.
+    a, b = start_node("a"), start_node("b")
+    ca, cb = a.client(decode_responses=True), b.client(decode_responses=True)
+    assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 99) == "OK"
+    assert cb.execute_command("CLUSTER", "ADDSLOTSRANGE", 100, 16383) == "OK"
+    meet_all([a, b])
+    assert ca.execute_command("CLUSTER", "FORGET", node_id(cb)) == "OK"
+    assert "cluster_known_nodes:1" in ca.execute_command("CLUSTER", "INFO")
+    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
+    wait_for(lambda: "cluster_known_nodes:2" in ca.execute_command("CLUSTER", "INFO"),
+             "a to know b again")
+    assert "cluster_slots_assigned:16384" in ca.execute_command("CLUSTER", "INFO")
 
 
 def test_redis_cli_adds_rebalances_fixes_and_deletes_a_node(cluster, start_node):
