@@ -577,6 +577,36 @@ def test_object_does_not_make_a_key_recent_under_allkeys_lru(start_server):
     assert c.exists("k:1") == 1, "a GET makes a key recent"
 
 
+@pytest.mark.parametrize("look", [("TTL",), ("PTTL",), ("EXPIRETIME",), ("PEXPIRETIME",),
+                                  ("EXISTS",), ("TYPE",)])
+def test_ttl_exists_and_type_do_not_make_a_key_recent_but_touch_does(start_server, look):
+    # Redis's TTL, EXISTS and TYPE look with LOOKUP_NOTOUCH, as OBJECT does: redis-cli --bigkeys
+    # asks TYPE of every key, which must not reorder them. TOUCH is an access.
+    s = start_server("--maxmemory-policy", "allkeys-lru")
+    c = s.client(decode_responses=True)
+    for i in range(100):
+        c.set(f"k:{i}", "x" * 1000)
+    for _ in range(10):
+        c.execute_command(*look, "k:0")
+    assert c.touch("k:1") == 1
+    c.config_set("maxmemory", str(c.info("memory")["used_memory"] - 5000))
+    assert wait_for(lambda: c.info("stats")["evicted_keys"] >= 2, timeout=10)
+    assert c.exists("k:0") == 0, f"{look[0]} touched the oldest key"
+    assert c.exists("k:1") == 1, "TOUCH makes a key recent"
+
+
+def test_ttl_exists_and_type_leave_the_lfu_count_and_touch_adds_to_it(start_server):
+    c = start_server("--maxmemory-policy", "allkeys-lfu").client(decode_responses=True)
+    c.set("k", "v")
+    count = c.object("freq", "k")
+    for look in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "EXISTS", "TYPE"):
+        c.execute_command(look, "k")
+    assert c.object("freq", "k") == count
+    c.touch("k")
+    c.get("k")
+    assert c.object("freq", "k") == count + 2
+
+
 @pytest.mark.parametrize("sub", ["ENCODING", "REFCOUNT", "IDLETIME", "FREQ"])
 def test_object_of_a_missing_key_is_null(r, sub):
     assert r.execute_command("OBJECT", sub, "missing") is None

@@ -41,17 +41,22 @@ void del(CommandContext& ctx) {
 }
 
 // EXISTS and TOUCH: how many of the arguments name live keys, a repeated key counting each time.
-// There is no access time to refresh, so TOUCH is EXISTS.
-void exists(CommandContext& ctx) {
+// As Redis, EXISTS leaves each key's place in the eviction order; TOUCH is an access.
+void count_live(CommandContext& ctx, bool touch) {
   Db& db = ctx.db();
   long long found = 0;
-  for (std::size_t i = 1; i < ctx.argc(); ++i)
-    if (db.find(ctx.args[i], ctx.now) != nullptr) ++found;
+  for (std::size_t i = 1; i < ctx.argc(); ++i) {
+    const std::string_view key = ctx.args[i];
+    if ((touch ? db.find(key, ctx.now) : db.find_untouched(key, ctx.now)) != nullptr) ++found;
+  }
   ctx.reply.integer(found);
 }
 
+void exists(CommandContext& ctx) { count_live(ctx, false); }
+void touch(CommandContext& ctx) { count_live(ctx, true); }
+
 void type(CommandContext& ctx) {
-  ctx.reply.simple(ctx.db().find(ctx.args[1], ctx.now) != nullptr ? "string" : "none");
+  ctx.reply.simple(ctx.db().find_untouched(ctx.args[1], ctx.now) != nullptr ? "string" : "none");
 }
 
 // ---- KEYS SCAN RANDOMKEY -------------------------------------------------------------------
@@ -334,7 +339,7 @@ constexpr CommandSpec kCommands[] = {
     {.name = "touch",
      .arity = -2,
      .flags = kReadOnly | kFast,
-     .handler = exists,
+     .handler = touch,
      .first_key = 1,
      .last_key = -1,
      .key_step = 1,

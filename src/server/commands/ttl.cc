@@ -115,8 +115,8 @@ enum class TtlView : std::uint8_t { kRemaining, kUnixTime };
 
 void ttl_generic(CommandContext& ctx, TtlView view, Unit unit) {
   Db& db = ctx.db();
-  // Redis's lookup counts a keyspace hit or miss here; Db::find does the same.
-  if (db.find(ctx.args[1], ctx.now) == nullptr) return ctx.reply.integer(-2);
+  // Redis's lookup counts a keyspace hit or miss here, and does not touch the key.
+  if (db.find_untouched(ctx.args[1], ctx.now) == nullptr) return ctx.reply.integer(-2);
   const TimePoint deadline = db.deadline(ctx.args[1], ctx.now).value_or(kNoExpiry);
   if (deadline == kNoExpiry) return ctx.reply.integer(-1);
   std::int64_t ms = view == TtlView::kUnixTime ? unix_ms_of(deadline, ctx.now, ctx.unix_ms)

@@ -116,6 +116,12 @@ class Db {
   const Blob* find(std::string_view key, TimePoint now) {
     return engine_->read_key_prehashed(key, hashed(key), now);
   }
+  // find, as Redis's LOOKUP_NOTOUCH: a keyspace hit or miss, but the key keeps its place in the
+  // eviction order and its LFU count (TTL, EXISTS and TYPE: redis-cli --bigkeys asks TYPE of
+  // every key, which would otherwise make every key recent).
+  const Blob* find_untouched(std::string_view key, TimePoint now) {
+    return engine_->read_key_prehashed(key, hashed(key), now, chronocache::Access::kNoTouch);
+  }
   // OBJECT's look at a key, as Redis's LOOKUP_NOTOUCH: a keyspace hit or miss, but the key keeps
   // its place in the eviction order (redis-cli --hotkeys would otherwise make every key it
   // scans recent, and count one more access for each). `lfu_count`: how many accesses the LFU
