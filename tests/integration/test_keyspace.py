@@ -175,6 +175,16 @@ def test_scan_walks_every_key(r):
 
 def test_scan_on_an_empty_database_ends_at_once(r):
     assert r.scan(0) == (0, [])
+    # Also once a table that held keys is empty again, whatever the cursor and COUNT (Redis's
+    # dictScan of an empty dict), rather than walking its slots for nothing.
+    r.mset({f"k{i}": i for i in range(20_000)})
+    cursor, _ = r.scan(0, count=5)
+    r.flushdb()
+    assert r.scan(0, count=1) == (0, [])
+    assert r.scan(cursor, count=1) == (0, [])
+    r.mset({f"k{i}": i for i in range(20_000)})
+    r.delete(*[f"k{i}" for i in range(20_000)])
+    assert r.scan(0, count=1) == (0, [])
 
 
 def test_scan_count_bounds_the_work_of_a_call(r):

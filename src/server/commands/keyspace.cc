@@ -139,17 +139,22 @@ void scan(CommandContext& ctx) {
   std::vector<std::string_view> found;  // views into the table: nothing writes before the reply
   std::uint64_t visited = 0;
   std::uint64_t examined = 0;
-  std::uint64_t next = *cursor;
-  do {
-    const std::uint64_t chunk = std::min(wanted - visited, slot_budget - examined);
-    next = ctx.db().scan(next, static_cast<std::size_t>(chunk), ctx.now,
-                         [&](std::string_view key, const Blob&) {
-                           ++visited;
-                           if (type_matches && (!use_pattern || glob_match(pattern, key)))
-                             found.push_back(key);
-                         });
-    examined += chunk;
-  } while (next != 0 && visited < wanted && examined < slot_budget);
+  std::uint64_t next = 0;
+  // An empty database ends the scan at once, whatever the cursor, as Redis's dictScan does: a
+  // client does not walk an empty table's slots for nothing.
+  if (ctx.db().stored_size() != 0) {
+    next = *cursor;
+    do {
+      const std::uint64_t chunk = std::min(wanted - visited, slot_budget - examined);
+      next = ctx.db().scan(next, static_cast<std::size_t>(chunk), ctx.now,
+                           [&](std::string_view key, const Blob&) {
+                             ++visited;
+                             if (type_matches && (!use_pattern || glob_match(pattern, key)))
+                               found.push_back(key);
+                           });
+      examined += chunk;
+    } while (next != 0 && visited < wanted && examined < slot_budget);
+  }
 
   std::array<char, 24> digits{};
   const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), next).ptr;
