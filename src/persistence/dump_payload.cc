@@ -31,13 +31,16 @@ std::string encode_dump_payload(std::string_view value) {
 }
 
 DecodedDump decode_dump_payload(std::string_view payload) {
-  if (payload.size() < kDumpMinBytes) return {DumpStatus::kBadVersionOrChecksum, {}};
+  // As Redis's verifyDumpPayload: what holds a footer is checked by it, and a footer with nothing
+  // before it is then bad data, not a bad checksum.
+  if (payload.size() < kDumpFooterBytes) return {DumpStatus::kBadVersionOrChecksum, {}};
   const char* const footer = payload.data() + payload.size() - kDumpFooterBytes;
   if (get_u16(footer) != kDumpFormatVersion) return {DumpStatus::kBadVersionOrChecksum, {}};
   const std::size_t summed = payload.size() - 8;  // everything before the checksum
   if (XXH3_64bits(payload.data(), summed) != get_u64(footer + 2))
     return {DumpStatus::kBadVersionOrChecksum, {}};
-  if (static_cast<std::uint8_t>(payload[0]) != kTypeString) return {DumpStatus::kBadData, {}};
+  if (payload.size() < kDumpMinBytes || static_cast<std::uint8_t>(payload[0]) != kTypeString)
+    return {DumpStatus::kBadData, {}};
   return {DumpStatus::kOk, payload.substr(1, payload.size() - kDumpMinBytes)};
 }
 

@@ -83,5 +83,15 @@ TEST(DumpPayload, IntactFooterAroundUnknownTypeIsBadData) {
   EXPECT_EQ(decode_dump_payload(payload).status, DumpStatus::kBadData);
 }
 
+// A footer that checks out with nothing before it: Redis's verifyDumpPayload passes it and the
+// load then fails, "Bad data format", not a checksum error.
+TEST(DumpPayload, IntactFooterAroundNothingIsBadData) {
+  std::string payload(kDumpFooterBytes, '\0');
+  payload[0] = static_cast<char>(kDumpFormatVersion & 0xFF);
+  payload[1] = static_cast<char>(kDumpFormatVersion >> 8);
+  put_u64(payload.data() + 2, XXH3_64bits(payload.data(), 2));
+  EXPECT_EQ(decode_dump_payload(payload).status, DumpStatus::kBadData);
+}
+
 }  // namespace
 }  // namespace chronocache::persistence

@@ -249,6 +249,14 @@ def test_debug_answers_redis_texts(r):
                             "Try DEBUG HELP.")
     for seconds in ("abc", "-1", "", "nan", "inf", "0"):  # Redis's strtod: no sleep, +OK
         assert r.execute_command("DEBUG", "SLEEP", seconds) in (True, "OK", b"OK")
+    # The error's advice works: DEBUG HELP lists the subcommands this server has, as Redis's
+    # HELP replies are laid out (a head line, each subcommand and its text, HELP last).
+    lines = [l.decode() if isinstance(l, bytes) else l for l in r.execute_command("DEBUG", "HELP")]
+    assert lines[0] == "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
+    assert lines[-2:] == ["HELP", "    Prints this help."]
+    listed = {l.split()[0] for l in lines[1:] if not l.startswith(" ")}
+    assert listed == {"ADVANCE-CLOCK", "RELOAD", "SET-ACTIVE-EXPIRE", "SLEEP", "SNAPSHOT-SLICE",
+                      "HELP"}
 
 
 def test_client_list_names_the_last_command_asked_as_redis_does(server, r):

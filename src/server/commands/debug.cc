@@ -5,6 +5,7 @@
 //   DEBUG SNAPSHOT-SLICE <slots>  slots a BGSAVE hands over per tick (0 pauses it, -1: default),
 //                              so tests can write while a BGSAVE provably runs
 //   DEBUG RELOAD               Redis's: save, empty the keyspace, load the file back
+//   DEBUG HELP
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -17,9 +18,30 @@
 namespace chronocached {
 namespace {
 
+// What this server's DEBUG has (Redis's has many more, for its own internals).
+void debug_help(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ADVANCE-CLOCK <milliseconds>",
+      "    Move the server's clocks forward: keys expire as if the time had passed.",
+      "RELOAD",
+      "    Save the RDB on disk, empty the keyspace and load the file back.",
+      "SET-ACTIVE-EXPIRE <0|1>",
+      "    Setting it to 0 disables expiring keys in background when they are not accessed.",
+      "SLEEP <seconds>",
+      "    Stop the server for <seconds>. Decimals allowed.",
+      "SNAPSHOT-SLICE <slots>",
+      "    Slots a BGSAVE captures per tick (0 pauses it, -1 the default).",
+      "HELP",
+      "    Prints this help.",
+  };
+  ctx.reply.simple_lines(kLines);
+}
+
 // Refused before it runs unless enable-debug-command is yes (kProtected, command_table.cc).
 void debug(CommandContext& ctx) {
   const std::string_view sub = ctx.args[1];
+  if (iequals(sub, "HELP") && ctx.argc() == 2) return debug_help(ctx);
   if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
     const auto ms = parse_int64(ctx.args[2]);
     if (!ms || *ms < 0) return ctx.reply.error(errors::kNotInteger);
