@@ -149,7 +149,7 @@ void Loop::install_stop_signals() {
 }
 
 void Loop::run() {
-  woke_at_ = BatchClock::system_now();
+  read_clock();
   {
     const Locked lock(*this);
     next_housekeeping_ = now_;
@@ -186,6 +186,7 @@ void Loop::enter() {
   state_.stats.lock_wait_cycles += entered_at_ - asked;
   // The wakeup's reading, moved by DEBUG ADVANCE-CLOCK's offset; the shared clock never goes back.
   state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
+  state_.clock_read_cycles = woke_at_cycles_;
   now_ = state_.clock.now();
   unix_ms_ = state_.clock.unix_ms();
   if (config_seen_ != state_.config_generation) {
@@ -204,9 +205,15 @@ void Loop::leave() {
   state_.mu.unlock();
 }
 
-void Loop::refresh_clock() {
+void Loop::read_clock() {
   woke_at_ = BatchClock::system_now();
+  woke_at_cycles_ = cycles_now();
+}
+
+void Loop::refresh_clock() {
+  read_clock();
   state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
+  state_.clock_read_cycles = woke_at_cycles_;
   now_ = state_.clock.now();
   unix_ms_ = state_.clock.unix_ms();
 }
@@ -254,7 +261,7 @@ void Loop::route_requests() {
 // ---- Batches ----------------------------------------------------------------------------------
 
 void Loop::on_wakeup() {
-  woke_at_ = BatchClock::system_now();
+  read_clock();
   if (index_ != 0 || g_stop_signal == 0) return;  // signals reach the main thread only
   const char* name = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
   g_stop_signal = 0;
@@ -354,7 +361,7 @@ void Loop::close_finished() {
 // ---- Timers -----------------------------------------------------------------------------------
 
 void Loop::on_tick() {
-  woke_at_ = BatchClock::system_now();  // a tick may come long after the batch's reading
+  read_clock();  // a tick may come long after the batch's reading
   bool pause_over = false;
   {
     const Locked lock(*this);

@@ -85,6 +85,8 @@ class Loop final : public SessionHost {
   };
 
   void on_wakeup();
+  // The wall clock into woke_at_, and the cycle counter beside it (ServerState::clock_read_cycles).
+  void read_clock();
   void after_batch();
   void read_mail();
   // `to` has mail. Under the lock: ServerState::mu, which every loop shares (the analysis cannot
@@ -120,6 +122,7 @@ class Loop final : public SessionHost {
   chronocache::TimePoint now_{};
   std::int64_t unix_ms_ = 0;
   chronocache::TimePoint woke_at_{};
+  std::uint64_t woke_at_cycles_ = 0;  // cycles_now() at that reading
   ClientLimits client_limits_;
   std::uint64_t config_seen_ = ~std::uint64_t{0};
   std::uint64_t entered_at_ = 0;  // cycles_now() when enter() got the lock

@@ -170,7 +170,8 @@ struct DebugControls {
   // DEBUG ADVANCE-CLOCK moves both clocks forward, so tests of expiry run without sleeping
   // (memcached's debugtime, for the same reason).
   std::int64_t clock_offset_ms = 0;
-  bool clock_moved = false;   // ADVANCE-CLOCK ran in this batch: the session re-reads the clock
+  bool clock_moved = false;   // ADVANCE-CLOCK ran, or the clock was read again (execute_now):
+                              // the session re-reads it for the rest of its batch
   bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
 };
 
@@ -195,6 +196,7 @@ struct ServerState {
   // measured as the server starts (Server), then calibrated by loop 0's tick.
   void set_cycle_rate(double cycles_per_usec) {
     stats.cycles_per_usec = cycles_per_usec;
+    stale_clock_cycles = static_cast<std::uint64_t>(cycles_per_usec * kStaleClockUsec);
     stats.ns_per_cycle_q32 = static_cast<std::uint64_t>(1000.0 / cycles_per_usec * 4294967296.0);
     slow_log.set_cycles_per_usec(cycles_per_usec);
     latency_monitor.set_cycles_per_usec(cycles_per_usec);
@@ -272,7 +274,16 @@ struct ServerState {
   ServerConfig config;
   std::uint64_t config_generation = 0;
   BatchClock clock;  // the batch's time for every loop (before keyspace: the engines read it)
-  Logger logger;     // the server's log (Server::log)
+  // The batch's clock is read once per wakeup; a batch whose commands have run for longer than
+  // kStaleClockUsec since that reading reads it again after the command that passed it
+  // (execute_now), so a slow command (KEYS over a large keyspace, DEBUG SLEEP) does not leave the
+  // commands after it, in the pipeline or the transaction, a time that stood still: a TTL set
+  // after it starts from now, and a key it outlived has expired, as in Redis, whose time moves
+  // from one command to the next.
+  static constexpr double kStaleClockUsec = 1000;
+  std::uint64_t clock_read_cycles = 0;  // cycles_now() at the clock's last reading (Loop)
+  std::uint64_t stale_clock_cycles = static_cast<std::uint64_t>(1000.0 * kStaleClockUsec);
+  Logger logger;  // the server's log (Server::log)
   Keyspace keyspace;
   MemoryBudget memory;        // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   RecordCompactor compactor;  // activedefrag: the records' arena gives memory back

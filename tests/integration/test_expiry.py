@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from support import advance, wait_for
+from support import advance, read_exactly, send, wait_for
 
 # Generous for ASan builds on a loaded 2-core machine: the sweep needs ~0.5 s per pass.
 WAIT_S = 15.0
@@ -140,3 +140,29 @@ def test_keys_expire_on_real_time_within_a_second_of_their_deadline(r):
     assert wait_for(lambda: r.dbsize() == 0, timeout=WAIT_S), f"dbsize stuck at {r.dbsize()}"
     assert time.monotonic() - start < 2.0 + 0.4
     assert expired_keys(r) == 2000
+
+
+def read_line(sock):
+    line = b""
+    while not line.endswith(b"\r\n"):
+        line += read_exactly(sock, 1)
+    return line[:-2]
+
+
+def test_time_moves_past_a_slow_command_in_a_pipeline_and_a_transaction(server):
+    # The batch's clock is read once per wakeup, and again after a command that kept it over a
+    # millisecond (here DEBUG SLEEP, the slow command itself): what follows sees the time move,
+    # as in Redis. Pipelined in one write, so the commands share one batch.
+    sock = server.raw()
+    send(sock, ("SET", "short", "v", "PX", "2"), ("DEBUG", "SLEEP", "0.05"), ("GET", "short"),
+         ("PTTL", "short"), ("DEBUG", "SLEEP", "0.2"), ("SET", "later", "v", "PX", "300"),
+         ("PTTL", "later"))
+    expected = b"+OK\r\n+OK\r\n$-1\r\n:-2\r\n+OK\r\n+OK\r\n"
+    assert read_exactly(sock, expected) == expected
+    assert 290 <= int(read_line(sock)[1:]) <= 300
+    # Inside EXEC too: the TTL a command reads is what is left after the sleep before it.
+    send(sock, ("MULTI",), ("SET", "m", "v", "PX", "300"), ("DEBUG", "SLEEP", "0.2"),
+         ("PTTL", "m"), ("EXEC",))
+    expected = b"+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n+OK\r\n:"
+    assert read_exactly(sock, expected) == expected
+    assert 0 <= int(read_line(sock)) <= 100

@@ -166,6 +166,19 @@ void record_latency(ServerStats& stats, std::uint32_t ordinal, std::uint64_t cyc
                             .client_name = ctx.client.name});
 }
 
+// The batch's clock after a command that left it over a millisecond old (ServerState's
+// kStaleClockUsec says why): this context's time (EXEC's next command) and, through clock_moved,
+// the session's for the rest of its batch.
+[[gnu::noinline]] void read_clock_again(CommandContext& ctx) {
+  ServerState& server = ctx.server;
+  server.clock.advance(BatchClock::system_now() +
+                       std::chrono::milliseconds(server.debug.clock_offset_ms));
+  server.clock_read_cycles = cycles_now();
+  ctx.now = server.clock.now();
+  ctx.unix_ms = server.clock.unix_ms();
+  server.debug.clock_moved = true;
+}
+
 // MONITOR's line: +<unix seconds.micros> [<db> <addr>] "arg" "arg" ...
 void feed_monitors(CommandContext& ctx) {
   char head[96];
@@ -342,7 +355,10 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
   const std::string* const written_to = &ctx.reply.buffer();  // CLIENT REPLY may switch it
   const std::uint64_t started = cycles_now();
   command.spec->handler(ctx);
-  const std::uint64_t cycles = cycles_now() - started;
+  const std::uint64_t ended = cycles_now();
+  const std::uint64_t cycles = ended - started;
+  if (ended - ctx.server.clock_read_cycles >= ctx.server.stale_clock_cycles) [[unlikely]]
+    read_clock_again(ctx);
   ++ctx.server.stats.commands_processed;
   CommandStats& stats = stats_of(ctx.server.stats, command.ordinal);
   ++stats.calls;
