@@ -189,12 +189,15 @@ bool Server::start_cluster(std::string& error) {
   if (!state_.config.cluster_enabled) return true;
   const std::string path =
       (std::filesystem::path(state_.config.dir) / state_.config.cluster_config_file).string();
+  cluster_lock_ = ClusterConfigLock::take(path, error);
+  if (!cluster_lock_) return false;
   std::optional<ClusterMap> map = load_cluster_config(path, state_.random, error);
   if (!map) return false;
   // Where clients reach this node: the first bind address that names one host (no gossip will
-  // tell it otherwise), or none for a wildcard, which clients read as "the address you used".
+  // tell it otherwise). With wildcards alone, the address the first MEET reached it by
+  // (cluster_meet), kept in the file from an earlier run, or none until a peer meets it, which
+  // clients read as "the address you used".
   ClusterNode& myself = map->myself();
-  myself.ip.clear();
   for (const net::BindAddress& address : net::bind_addresses(state_.config.bind)) {
     if (address.host != "*" && address.host != "0.0.0.0" && address.host != "::") {
       myself.ip = address.host;

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "server/cluster/cluster_config_file.h"
 #include "server/cluster_handshakes.h"
 #include "server/loop.h"
 #include "server/metrics_endpoint.h"
@@ -50,6 +52,7 @@ class Server {
   void accept_from(int listen_fd);
 
   ServerState state_;
+  std::optional<ClusterConfigLock> cluster_lock_;  // cluster mode: the config file is ours
   std::unique_ptr<ClusterHandshakes> handshakes_;  // cluster mode: MEETs carried out (after state_)
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<Listener>> listeners_;

@@ -688,6 +688,38 @@ def test_a_meet_right_after_forget_brings_the_node_back(start_node):
     assert "cluster_slots_assigned:16384" in ca.execute_command("CLUSTER", "INFO")
 
 
+def test_a_second_node_on_the_same_config_file_refuses_to_start(start_node, server_binary,
+                                                                tmp_path):
+    # As Redis's clusterLockConfig: two nodes sharing one file would share one id and rewrite
+    # each other's map.
+    a = start_node("a")
+    out = subprocess.run([server_binary, "--port", "0", "--cluster-enabled", "yes", "--dir",
+                          str(tmp_path / "a")], capture_output=True, text=True, timeout=10)
+    assert out.returncode != 0
+    assert ("Sorry, the cluster configuration file " in out.stdout + out.stderr and
+            "is already used by a different Redis Cluster node" in out.stdout + out.stderr), out
+    assert a.client().ping() is True
+    a.stop()
+    again = start_node("a")  # the lock went with the process
+    assert again.client().ping() is True
+
+
+def test_a_node_bound_to_a_wildcard_learns_its_address_from_a_meet(start_node):
+    # Redis learns its own address from the first MEET when its bind names no single host; until
+    # then it shows none. Kept across a restart, in the config file.
+    a, b = start_node("a", "--bind", "*"), start_node("b", "--bind", "*")
+    ca = a.client(decode_responses=True)
+    assert my_line(ca).split()[1].startswith(f":{a.port}@"), my_line(ca)
+    assert ca.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 99) == "OK"
+    assert b.client().execute_command("CLUSTER", "ADDSLOTSRANGE", 100, 16383) == b"OK"
+    meet_all([a, b])
+    assert my_line(ca).split()[1].startswith(f"127.0.0.1:{a.port}@"), my_line(ca)
+    assert ["127.0.0.1", a.port] in [r[2][:2] for r in ca.execute_command("CLUSTER", "SLOTS")]
+    a.stop()
+    again = start_node("a", "--bind", "*").client(decode_responses=True)
+    assert my_line(again).split()[1].startswith("127.0.0.1:"), my_line(again)
+
+
 def test_redis_cli_adds_rebalances_fixes_and_deletes_a_node(cluster, start_node):
     """A fourth node joins (add-node), takes its share of the slots with their keys
     (rebalance), an interrupted migration is repaired (fix), and the node gives its slots back

@@ -1,5 +1,9 @@
 #include "server/cluster/cluster_config_file.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -44,6 +48,31 @@ bool ClusterConfigFile::save(const ClusterMap& map, std::string& error, Sync whe
     ++syncs_;
   }
   return true;
+}
+
+std::optional<ClusterConfigLock> ClusterConfigLock::take(const std::string& config_path,
+                                                         std::string& error) {
+  const std::string lock_path = config_path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = "Can't open " + lock_path + " in order to acquire a lock: " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int why = errno;
+    ::close(fd);
+    error = why == EWOULDBLOCK
+                ? "Sorry, the cluster configuration file " + config_path +
+                      " is already used by a different Redis Cluster node. Please make sure that "
+                      "different nodes use different cluster configuration files."
+                : "Impossible to lock " + lock_path + ": " + std::strerror(why);
+    return std::nullopt;
+  }
+  return ClusterConfigLock(fd);
+}
+
+ClusterConfigLock::~ClusterConfigLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
 }  // namespace chronocached

@@ -51,4 +51,26 @@ class ClusterConfigFile {
   std::uint64_t syncs_ = 0;
 };
 
+// Holds cluster-config-file's lock for the life of the process, as Redis's clusterLockConfig
+// does: a second node started on the same file refuses to start instead of taking the first
+// one's id and rewriting its map. The lock is flock() on "<file>.lock" beside the file, because
+// every save replaces the file itself (a rename), which would drop a lock held on it.
+class ClusterConfigLock {
+ public:
+  // nullopt with `error` (Redis's text when another process holds it).
+  static std::optional<ClusterConfigLock> take(const std::string& config_path, std::string& error);
+  ClusterConfigLock(ClusterConfigLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  ClusterConfigLock& operator=(ClusterConfigLock&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  ClusterConfigLock(const ClusterConfigLock&) = delete;
+  ClusterConfigLock& operator=(const ClusterConfigLock&) = delete;
+  ~ClusterConfigLock();
+
+ private:
+  explicit ClusterConfigLock(int fd) noexcept : fd_(fd) {}
+  int fd_;
+};
+
 }  // namespace chronocached

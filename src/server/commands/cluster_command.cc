@@ -342,7 +342,20 @@ void cluster_meet(CommandContext& ctx) {
   if (!ip_ok || *port <= 0 || *port > 65535 || *cport <= 0 || *cport > 65535)
     return ctx.reply.error("ERR Invalid node address specified: " + ip + ":" +
                            std::string(ctx.args[3]));
-  const ClusterMap& map = *ctx.server.cluster;
+  ClusterMap& map = *ctx.server.cluster;
+  // A node bound to a wildcard does not know the address it is reached by until a peer meets it:
+  // as Redis takes it from the first MEET packet, this takes it from the connection the MEET came
+  // on (our end of it), and keeps it.
+  if (map.myself().ip.empty()) {
+    const std::string& ours = ctx.client.local_address;
+    const std::size_t colon = ours.rfind(':');
+    if (colon != std::string::npos && colon > 0 && ours != "?:0") {
+      map.myself().ip = ours.substr(0, colon);
+      std::string error;
+      if (!ctx.server.cluster_config->save(map, error))
+        ctx.server.logger.log("warning", "Could not save the cluster config: " + error);
+    }
+  }
   if (*port == map.myself().port && (ip == map.myself().ip || ip == "127.0.0.1" || ip == "::1"))
     return ctx.reply.ok();
   ClusterNode peer;
