@@ -55,6 +55,10 @@ int main(int argc, char** argv) {
   }
   // Before "Ready": a client must never see a half-loaded data set (tools wait for that line).
   if (!server.load_snapshot()) return 1;
+  if (!server.verify_cluster_data(error)) {
+    server.log("warning", error);
+    return 1;
+  }
   server.log("notice", "Ready to accept connections tcp");
   server.run();
   return 0;

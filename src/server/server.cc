@@ -255,6 +255,43 @@ bool Server::load_snapshot() {
   return false;
 }
 
+bool Server::verify_cluster_data(std::string& error) {
+  if (!state_.cluster) return true;
+  const chronocache::TimePoint now = state_.clock.now();
+  for (std::size_t i = 1; i < state_.keyspace.count(); ++i) {
+    if (state_.keyspace.db(i).stored_size() != 0) {
+      error = "You can't have keys in a DB different than DB 0 when in Cluster mode. Exiting.";
+      return false;
+    }
+  }
+  ClusterMap& map = *state_.cluster;
+  const Db& db = state_.keyspace.db(0);
+  bool changed = false;
+  for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
+    if (map.owner(slot) == ClusterMap::kMyself ||
+        map.importing_from(slot) != ClusterMap::kUnassigned)
+      continue;
+    bool has_keys = false;
+    db.for_each_in_slot(slot, now, [&](std::string_view, const Blob&) {
+      has_keys = true;
+      return false;
+    });
+    if (!has_keys) continue;
+    changed = true;
+    if (map.owner(slot) == ClusterMap::kUnassigned) {
+      log("notice", "I have keys for unassigned slot " + std::to_string(slot) +
+                        ". Taking responsibility for it.");
+      map.assign(slot, ClusterMap::kMyself);
+    } else {
+      log("notice", "I have keys for slot " + std::to_string(slot) +
+                        ", but the slot is assigned to another node. Setting it to importing "
+                        "state.");
+      map.set_importing(slot, map.owner(slot));
+    }
+  }
+  return !changed || state_.cluster_config->save(map, error, ClusterConfigFile::Sync::kAlways);
+}
+
 void Server::run() {
   // main installed the stop signals' handler before startup. The other loops' threads block
   // SIGINT and SIGTERM (a thread inherits the mask it is created with): the signals wake loop 0's

@@ -34,6 +34,10 @@ class Server {
   // Cluster mode: reads (or creates) the cluster config file, with this node at the address it
   // listens on. After listen(); false with `error` when the file cannot be read or written.
   bool start_cluster(std::string& error);
+  // After the snapshot is loaded, as Redis's verifyClusterConfigWithData: keys outside database 0
+  // stop the start; a slot this node holds keys of but neither serves nor imports is taken when
+  // unassigned, and marked importing from its owner otherwise (logged, saved).
+  bool verify_cluster_data(std::string& error);
   // --upstream: checks the address and readies the fetcher (its threads start with run()).
   // False with `error` when the address is not "ip:port" or cluster mode is on too.
   bool prepare_upstream(std::string& error);

@@ -688,6 +688,24 @@ def test_a_meet_right_after_forget_brings_the_node_back(start_node):
     assert "cluster_slots_assigned:16384" in ca.execute_command("CLUSTER", "INFO")
 
 
+def test_a_restarted_node_takes_the_unassigned_slots_it_holds_keys_of(start_node):
+    # Redis's verifyClusterConfigWithData: keys loaded for a slot nobody serves are this node's.
+    a = start_node("a")
+    c = a.client(decode_responses=True)
+    assert c.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383) == "OK"
+    assert c.set("a", "1") is True
+    slot = key_slot(b"a")
+    assert c.execute_command("CLUSTER", "DELSLOTS", slot) == "OK"
+    assert c.execute_command("SAVE") is True
+    a.stop()
+    restarted = start_node("a")
+    again = restarted.client(decode_responses=True)
+    assert "cluster_state:ok" in again.execute_command("CLUSTER", "INFO")
+    assert again.get("a") == "1"
+    assert (f"I have keys for unassigned slot {slot}. Taking responsibility for it."
+            in "".join(restarted.log))
+
+
 def test_a_second_node_on_the_same_config_file_refuses_to_start(start_node, server_binary,
                                                                 tmp_path):
     # As Redis's clusterLockConfig: two nodes sharing one file would share one id and rewrite
