@@ -422,6 +422,36 @@ def pair(request, start_node, redis_node):
     return a, b, ca, cb
 
 
+@pytest.mark.parametrize("kind", ["chronocached", "redis-server"])
+def test_full_coverage_and_reads_when_down_as_redis_has_them(kind, start_node, redis_node):
+    """The same steps against redis-server give the same replies (its state follows a change
+    within its cron's 100 ms, hence the waits)."""
+    node = (start_node if kind == "chronocached" else redis_node)("a")
+    c = node.client(decode_responses=True)
+    assert c.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16000) == "OK"
+    unserved = next(k for k in (f"k{i}" for i in range(100_000)) if key_slot(k.encode()) > 16000)
+    assert key_slot(b"foo") <= 16000
+
+    def state():
+        return "ok" if "cluster_state:ok" in c.execute_command("CLUSTER", "INFO") else "fail"
+
+    wait_for(lambda: state() == "fail", "the cluster to be down")
+    assert error_of(c, "GET", "foo") == "CLUSTERDOWN The cluster is down"
+    assert c.config_set("cluster-allow-reads-when-down", "yes") is True
+    assert c.get("foo") is None
+    assert error_of(c, "SET", "foo", "x") == (
+        "CLUSTERDOWN The cluster is down and only accepts read commands")
+    assert error_of(c, "GET", unserved) == "CLUSTERDOWN Hash slot not served"
+    assert c.config_set("cluster-require-full-coverage", "no") is True
+    wait_for(lambda: state() == "ok", "the cluster to be up")
+    assert c.set("foo", "x") is True
+    assert error_of(c, "GET", unserved) == "CLUSTERDOWN Hash slot not served"
+    assert c.config_get("cluster-require-full-coverage") == {
+        "cluster-require-full-coverage": "no"}
+    assert c.config_get("cluster-allow-reads-when-down") == {
+        "cluster-allow-reads-when-down": "yes"}
+
+
 def my_line(client):
     """The node's own line of its CLUSTER NODES (where slots in migration are shown)."""
     return next(l for l in client.execute_command("CLUSTER", "NODES").splitlines()

@@ -69,7 +69,8 @@ void cluster_info(CommandContext& ctx) {
   const auto field = [&](std::string_view name, const std::string& value) {
     text.append(name).append(":").append(value).append("\r\n");
   };
-  field("cluster_state", map.covers_all_slots() ? "ok" : "fail");
+  const bool down = ctx.server.config.cluster_require_full_coverage && !map.covers_all_slots();
+  field("cluster_state", down ? "fail" : "ok");
   field("cluster_slots_assigned", assigned);
   field("cluster_slots_ok", assigned);
   field("cluster_slots_pfail", "0");

@@ -71,7 +71,14 @@ std::optional<std::string> cluster_redirection(const ClusterMap& map,
     if (refusal) return refusal;
   }
   if (slot == kNoKeys) return std::nullopt;
-  if (!map.covers_all_slots()) return std::string("CLUSTERDOWN The cluster is down");
+  // The cluster is down while a slot is unassigned (unless full coverage is not required):
+  // Redis then refuses every keyed command, or, allowing reads when down, the writes alone.
+  if (query.require_full_coverage && !map.covers_all_slots()) {
+    if (!query.allow_reads_when_down) return std::string("CLUSTERDOWN The cluster is down");
+    for (const KeyedCommand& command : query.commands)
+      if ((command.spec->flags & kWrite) != 0)
+        return std::string("CLUSTERDOWN The cluster is down and only accepts read commands");
+  }
   const auto s = static_cast<std::uint32_t>(slot);
   // MIGRATE moves what is here from an open slot, whichever way it is open.
   if ((migrating || importing) && runs_migrate) return std::nullopt;

@@ -40,7 +40,9 @@ struct KeyedCommand {
 struct RedirectionQuery {
   std::span<const KeyedCommand> commands;
   bool asking = false;
-  const Db* db = nullptr;  // database 0, the only one in cluster mode
+  bool require_full_coverage = true;   // cluster-require-full-coverage
+  bool allow_reads_when_down = false;  // cluster-allow-reads-when-down
+  const Db* db = nullptr;              // database 0, the only one in cluster mode
   chronocache::TimePoint now{};
 };
 

@@ -278,6 +278,8 @@ std::optional<std::string> redirection(const CommandContext& ctx, const Resolved
     return std::nullopt;
   RedirectionQuery query;
   query.asking = asking || (command.spec->flags & kAsking) != 0;
+  query.require_full_coverage = ctx.server.config.cluster_require_full_coverage;
+  query.allow_reads_when_down = ctx.server.config.cluster_allow_reads_when_down;
   query.db = &ctx.server.keyspace.db(0);
   query.now = ctx.now;
   if (!is_exec) {

@@ -368,6 +368,10 @@ const std::vector<ConfigParam>& params() {
       bool_param<&ServerConfig::enable_debug_command>("enable-debug-command", false),
       bool_param<&ServerConfig::cluster_enabled>("cluster-enabled", false),
       string_param<&ServerConfig::cluster_config_file>("cluster-config-file", false),
+      bool_param<&ServerConfig::cluster_require_full_coverage>("cluster-require-full-coverage",
+                                                               true),
+      bool_param<&ServerConfig::cluster_allow_reads_when_down>("cluster-allow-reads-when-down",
+                                                               true),
       string_param<&ServerConfig::upstream>("upstream", false),
       integer_param<&ServerConfig::upstream_max_ttl_ms, 1, 9223372036854775807LL>(
           "upstream-max-ttl-ms", true),
@@ -400,7 +404,8 @@ const char* const kUsage =
     "          latency-tracking-info-percentiles latency-monitor-threshold\n"
     "          save stop-writes-on-bgsave-error ignore-snapshot-errors appendonly\n"
     "          enable-debug-command enable-protected-configs cluster-enabled\n"
-    "          cluster-config-file\n"
+    "          cluster-config-file cluster-require-full-coverage\n"
+    "          cluster-allow-reads-when-down\n"
     "          upstream upstream-max-ttl-ms upstream-timeout-ms upstream-prefetch\n"
     "          upstream-prefetch-depth\n";
 

@@ -96,6 +96,10 @@ struct ServerConfig {
   // cluster-config-file (in `dir`). Set at start only, as in Redis.
   bool cluster_enabled = false;
   std::string cluster_config_file = "nodes.conf";
+  // Redis's: with unassigned slots the cluster is down (every keyed command refused) unless this
+  // is no, and while down, reads may still run if allow-reads-when-down is yes.
+  bool cluster_require_full_coverage = true;
+  bool cluster_allow_reads_when_down = false;
   // Read-through near-cache (docs/design/server.md, "Read-through near-cache"): "host:port" of
   // a Redis-protocol server whose keys a local GET miss loads; empty: off. Set at start only.
   // Writes are then refused (-READONLY), as on a read-only replica.
