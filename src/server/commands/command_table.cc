@@ -477,8 +477,7 @@ bool dispatch(CommandContext& ctx) {
     return false;
   if (ctx.client.in_multi && (command.top->flags & kNoMulti) == 0) {
     // A doomed transaction keeps nothing more (transaction.cc says why).
-    if (!ctx.client.multi_error && !watched_key_changed(ctx))
-      ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
+    if (!transaction_doomed(ctx)) ctx.client.queued.emplace_back(ctx.args.begin(), ctx.args.end());
     ctx.reply.simple("QUEUED");
     return true;
   }

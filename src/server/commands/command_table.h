@@ -36,8 +36,9 @@ bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::
 void unwatch_all(CommandContext& ctx);
 // Leaves MULTI: the queue, its error flag and the WATCHes go (Redis's discardTransaction).
 void leave_multi(CommandContext& ctx);
-// A key the client WATCHes was written, or has expired, since its WATCH (transaction.cc).
-bool watched_key_changed(CommandContext& ctx);
+// EXEC will not run the queue: a command failed to queue, or a WATCHed key was written
+// (transaction.cc). A doomed transaction keeps no more commands.
+bool transaction_doomed(CommandContext& ctx);
 // Runs a resolved command without the queueing and auth checks: EXEC's queued commands.
 void execute_now(CommandContext& ctx, const ResolvedCommand& command);
 

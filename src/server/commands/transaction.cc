@@ -3,7 +3,7 @@
 // Queueing is the dispatcher's (command_table.cc execute()): between MULTI and EXEC every
 // command without kNoMulti is checked (name, arity, auth), copied into ClientState::queued and
 // answered +QUEUED; one that fails those checks sets multi_error. Once the transaction is doomed
-// (multi_error, or a WATCHed key changed) commands are still answered +QUEUED but no longer
+// (multi_error, or a WATCHed key written) commands are still answered +QUEUED but no longer
 // kept, as in Redis: EXEC's own checks (maxmemory, a failed save, CLIENT PAUSE WRITE) then see
 // nothing queued, and CLIENT LIST's multi= stops counting. EXEC runs the queue through
 // execute_now() and answers one array with every reply, or:
@@ -23,6 +23,16 @@
 
 namespace chronocached {
 
+// Checked for each queued command, so O(1): a queueing error, or a write to a watched key (the
+// registry's mark). A watched key that expired is found at EXEC (watched_key_changed), as Redis
+// finds it there (isWatchedKeyExpired).
+bool transaction_doomed(CommandContext& ctx) {
+  return ctx.client.multi_error ||
+         (ctx.client.watching && ctx.server.keyspace.watches().dirty(ctx.client.id));
+}
+
+namespace {
+
 // A write to a watched key marks the registry; an expiry does not reach it (the engine expires
 // silently), so a key that was live at WATCH and is gone now counts as changed too.
 bool watched_key_changed(CommandContext& ctx) {
@@ -32,8 +42,6 @@ bool watched_key_changed(CommandContext& ctx) {
     if (!ctx.server.keyspace.db(db).exists(key, ctx.now)) return true;
   return false;
 }
-
-namespace {
 
 void multi(CommandContext& ctx) {
   if (ctx.client.in_multi) return ctx.reply.error(errors::kMultiNested);
