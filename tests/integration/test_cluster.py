@@ -708,18 +708,6 @@ def test_forget_unassigns_the_forgotten_nodes_slots_and_closes_its_migrations(st
     assert "cluster_slots_assigned:100" in again.execute_command("CLUSTER", "INFO")
 
 
-def test_a_meet_right_after_forget_brings_the_node_back(start_node):
-    # As Redis: FORGET keeps a node out of what other nodes tell for a minute, but a MEET of the
-    # node itself is taken at once.
-    a, b, ca, cb = two_met_nodes(start_node)
-    assert ca.execute_command("CLUSTER", "FORGET", node_id(cb)) == "OK"
-    assert "cluster_known_nodes:1" in ca.execute_command("CLUSTER", "INFO")
-    assert ca.execute_command("CLUSTER", "MEET", "127.0.0.1", b.port) == "OK"
-    wait_for(lambda: "cluster_known_nodes:2" in ca.execute_command("CLUSTER", "INFO"),
-             "a to know b again")
-    assert "cluster_slots_assigned:16384" in ca.execute_command("CLUSTER", "INFO")
-
-
 def test_a_restarted_node_takes_the_unassigned_slots_it_holds_keys_of(start_node):
     # Redis's verifyClusterConfigWithData: keys loaded for a slot nobody serves are this node's.
     a = start_node("a")

@@ -287,10 +287,8 @@ std::optional<std::vector<int>> ClusterMap::learn_from(const ClusterNode& addres
                                                        std::string& error) {
   std::vector<int> added;
   const ClusterNode& said = view.myself();
-  if (said.id == myself().id) return added;  // met itself, under another address
-  // The peer itself was asked to MEET: as Redis, that brings back a node forgotten a moment ago
-  // (its ban keeps out only the nodes a view names).
-  std::erase_if(forgotten_, [&said](const Forgotten& f) { return f.id == said.id; });
+  if (said.id == myself().id) return added;   // met itself, under another address
+  if (banned(said.id, now_ms)) return added;  // forgotten a moment ago
   for (std::uint32_t slot = 0; slot < kClusterSlots; ++slot) {
     if (view.owner(slot) == kMyself && owner(slot) == kMyself) {
       error = "slot " + std::to_string(slot) + " is served both here and by " + address.ip + ":" +

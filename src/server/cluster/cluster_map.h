@@ -107,8 +107,7 @@ class ClusterMap {
   // added with the slots it sees them serve (those still unassigned here); nodes known here keep
   // what they said themselves. Returns the indexes of the nodes added, or nullopt with `error`
   // (and nothing changed) when the peer claims a slot this node serves.
-  // Nodes the view names that were forgotten less than kForgetBanMs before `now_ms` are not
-  // learned; the peer itself is, and its ban ends (an explicit MEET, as in Redis).
+  // Nodes forgotten less than kForgetBanMs before `now_ms` are not learned, the peer included.
   std::optional<std::vector<int>> learn_from(const ClusterNode& address, const ClusterMap& view,
                                              std::int64_t now_ms, std::string& error);
 
