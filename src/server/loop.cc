@@ -185,8 +185,7 @@ void Loop::enter() {
   ++state_.stats.lock_acquisitions;
   state_.stats.lock_wait_cycles += entered_at_ - asked;
   // The wakeup's reading, moved by DEBUG ADVANCE-CLOCK's offset; the shared clock never goes back.
-  state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
-  state_.clock_read_cycles = woke_at_cycles_;
+  state_.set_clock_reading(woke_at_, woke_at_cycles_);
   now_ = state_.clock.now();
   unix_ms_ = state_.clock.unix_ms();
   if (config_seen_ != state_.config_generation) {
@@ -212,8 +211,7 @@ void Loop::read_clock() {
 
 void Loop::refresh_clock() {
   read_clock();
-  state_.clock.advance(woke_at_ + std::chrono::milliseconds(state_.debug.clock_offset_ms));
-  state_.clock_read_cycles = woke_at_cycles_;
+  state_.set_clock_reading(woke_at_, woke_at_cycles_);
   now_ = state_.clock.now();
   unix_ms_ = state_.clock.unix_ms();
 }

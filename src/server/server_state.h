@@ -281,7 +281,13 @@ struct ServerState {
   // after it starts from now, and a key it outlived has expired, as in Redis, whose time moves
   // from one command to the next.
   static constexpr double kStaleClockUsec = 1000;
-  std::uint64_t clock_read_cycles = 0;  // cycles_now() at the clock's last reading (Loop)
+  std::uint64_t clock_read_cycles = 0;  // cycles_now() at the clock's last reading
+  // Moves the shared clock to a wall-clock reading taken at `cycles` (cycles_now()), plus DEBUG
+  // ADVANCE-CLOCK's offset; it never goes back.
+  void set_clock_reading(chronocache::TimePoint wall, std::uint64_t cycles) {
+    clock.advance(wall + std::chrono::milliseconds(debug.clock_offset_ms));
+    clock_read_cycles = cycles;
+  }
   std::uint64_t stale_clock_cycles = static_cast<std::uint64_t>(1000.0 * kStaleClockUsec);
   Logger logger;  // the server's log (Server::log)
   Keyspace keyspace;

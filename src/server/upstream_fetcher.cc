@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/base/cycle_clock.h"
 #include "server/cluster/peer_connection.h"
 #include "server/commands/errors.h"
 #include "server/upstream/upstream_address.h"
@@ -158,8 +159,7 @@ std::vector<UpstreamFetcher::Outcome> UpstreamFetcher::fetch(
 }
 
 void UpstreamFetcher::advance_clock() {
-  state_.clock.advance(BatchClock::system_now() +
-                       std::chrono::milliseconds(state_.debug.clock_offset_ms));
+  state_.set_clock_reading(BatchClock::system_now(), cycles_now());
 }
 
 void UpstreamFetcher::deliver(const std::string& key, const Outcome& outcome, bool prefetched) {

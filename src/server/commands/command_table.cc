@@ -171,9 +171,7 @@ void record_latency(ServerStats& stats, std::uint32_t ordinal, std::uint64_t cyc
 // the session's for the rest of its batch.
 [[gnu::noinline]] void read_clock_again(CommandContext& ctx) {
   ServerState& server = ctx.server;
-  server.clock.advance(BatchClock::system_now() +
-                       std::chrono::milliseconds(server.debug.clock_offset_ms));
-  server.clock_read_cycles = cycles_now();
+  server.set_clock_reading(BatchClock::system_now(), cycles_now());
   ctx.now = server.clock.now();
   ctx.unix_ms = server.clock.unix_ms();
   server.debug.clock_moved = true;
