@@ -117,8 +117,8 @@ build-thread-safety: setup
 	cmake --preset clang-thread-safety >/dev/null
 	cmake --build --preset clang-thread-safety -j $(JOBS) --target $(THREAD_SAFETY_TARGETS)
 
-# Release is built and tested too: `make run` and `make bench` use it, and -O3 finds warnings
-# (errors here) that the sanitizer build does not.
+# Release is built and tested too: `make run` and `make bench` use it, and optimized builds find
+# warnings (errors here) that the sanitizer build does not (the code at -O3, its tests at -O2).
 test: format-check build-thread-safety build-asan build-tsan build-release
 	ctest --preset asan-ubsan -j $(JOBS)
 	ctest --preset release -j $(JOBS)
