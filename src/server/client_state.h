@@ -70,6 +70,9 @@ struct ClientState {
   // commands (Redis's CLIENT_CLOSE_ASAP) although its own loop closes it only after the killer's
   // batch; read by that loop under the lock.
   bool killed = false;
+  // A command held back (CLIENT PAUSE, an --upstream load), as Redis's blocked clients: CLIENT
+  // LIST's flag b and INFO's blocked_clients. Written by the client's loop under the lock.
+  bool blocked = false;
   // MONITOR lines written by commands of any loop, under the lock; the client's loop moves them
   // to its output after the batch (ClientRegistry::monitor_feed_pending).
   std::string monitor_feed;

@@ -446,7 +446,9 @@ void Loop::housekeeping() {
   std::vector<std::uint64_t> idle;
   for (auto& [id, session] : sessions_) {
     ClientState& c = session->client();
-    if (timeout_ms > 0 && !c.monitor && unix_ms_ - c.last_active_ms > timeout_ms)
+    // A client whose command is held (CLIENT PAUSE) waits on us, not idles: Redis's timeout
+    // skips blocked clients too, and closing it would lose the command.
+    if (timeout_ms > 0 && !c.monitor && !c.blocked && unix_ms_ - c.last_active_ms > timeout_ms)
       idle.push_back(id);
     session->shrink_buffers();
   }

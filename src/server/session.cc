@@ -223,9 +223,11 @@ void Session::process() {
     if (!execute(ctx)) {  // CLIENT PAUSE: the command stays in the buffer, the loop retries it
       if (!postponed_) host_.postpone(client_.id);
       postponed_ = true;
+      client_.blocked = true;
       break;
     }
     postponed_ = false;
+    client_.blocked = false;
     if (state_.debug.clock_moved) {
       state_.debug.clock_moved = false;
       host_.refresh_clock();

@@ -282,6 +282,16 @@ def test_client_list_errors(r):
 
 # ---- CLIENT KILL ---------------------------------------------------------------------------------
 
+def own_client_id(sock):
+    """The connection's CLIENT ID, asked on the raw socket."""
+    send(sock, ("CLIENT", "ID"))
+    reply = read_exactly(sock, b":")
+    sock.settimeout(1)
+    while not reply.endswith(b"\r\n"):
+        reply += sock.recv(100)
+    return int(reply[1:-2])
+
+
 def test_client_kill_closes_another_connection(server, r):
     victim = server.raw()
     send(victim, ("PING",))
@@ -292,15 +302,40 @@ def test_client_kill_closes_another_connection(server, r):
     with pytest.raises(redis.ResponseError, match="^No such client$"):
         r.client_kill(address)
     second = server.raw()
-    send(second, ("CLIENT", "ID"))
-    reply = read_exactly(second, b":1\r\n")
-    second.settimeout(1)
-    while not reply.endswith(b"\r\n"):
-        reply += second.recv(100)
-    second_id = int(reply[1:-2])
+    second_id = own_client_id(second)
     assert r.client_kill_filter(_id=second_id) == 1
     assert_closed(second)
     assert r.client_kill_filter(_id=second_id) == 0
+
+
+def read_bulk(sock):
+    """One bulk string reply's body."""
+    head = b""
+    while not head.endswith(b"\r\n"):
+        head += read_exactly(sock, 1)
+    assert head.startswith(b"$"), head
+    return read_exactly(sock, int(head[1:-2]) + 2)[:-2]
+
+
+def test_a_killed_client_is_gone_for_the_rest_of_the_killers_batch(server):
+    # Redis frees the client inside CLIENT KILL: in the same pipeline, LIST no longer shows it,
+    # a second KILL finds nothing and INFO does not count it.
+    victim = server.raw()
+    victim_id = str(own_client_id(victim))
+    killer = server.raw()
+    killer.sendall(encode(("CLIENT", "KILL", "ID", victim_id)) +
+                   encode(("CLIENT", "LIST", "ID", victim_id)) +
+                   encode(("CLIENT", "KILL", "ID", victim_id)) +
+                   encode(("CLIENT", "KILL", "127.0.0.1:1")) +
+                   encode(("INFO", "clients")) + encode(("CLIENT", "LIST")))
+    expected = b":1\r\n$0\r\n\r\n:0\r\n-ERR No such client\r\n"
+    assert read_exactly(killer, expected) == expected
+    info, listed = read_bulk(killer), read_bulk(killer)
+    assert b"id=%s " % victim_id.encode() not in listed
+    connected = [line for line in info.split(b"\r\n") if line.startswith(b"connected_clients:")]
+    assert connected == [b"connected_clients:%d" % listed.count(b"\n")], (info, listed)
+    assert_closed(victim)
+    killer.close()
 
 
 def test_client_kill_filters(start_server):

@@ -416,6 +416,36 @@ def test_idle_timeout_closes_idle_clients_only(start_server):
     round_trip(busy)
 
 
+def test_idle_timeout_spares_a_client_whose_command_a_pause_holds(start_server):
+    # As Redis's: a held command makes its client blocked (flag b, blocked_clients), not idle;
+    # closing it would lose the command. Real time, as above: the server's timer must run.
+    s = start_server("--timeout", "1", "--threads", "2")
+    admin = s.client(decode_responses=True)
+    held, idle = connect(s.port), connect(s.port)
+    assert admin.client_pause(100_000, all=False) is True
+    held.sendall(command("CLIENT", "ID") + command("SET", "k", "v"))
+    reply = b""
+    while not reply.endswith(b"\r\n"):
+        reply += read_exactly(held, 1)
+    held_id = reply[1:-2].decode()
+    started = time.monotonic()
+    while not is_closed(idle):
+        admin.ping()
+        assert time.monotonic() - started < 5, "the idle client was not closed"
+        time.sleep(0.05)
+    quiet_until = time.monotonic() + 1.2  # the held client silent for over twice `timeout`
+    while time.monotonic() < quiet_until:
+        admin.ping()  # keeps the admin connection active
+        time.sleep(0.05)
+    assert not is_closed(held)
+    assert admin.client_list(client_id=[held_id])[0]["flags"] == "b"
+    assert admin.info("clients")["blocked_clients"] == 1
+    assert admin.client_unpause() in (True, "OK")
+    assert read_exactly(held, 5) == b"+OK\r\n", "the held SET ran once the pause ended"
+    assert admin.get("k") == "v"
+    assert admin.info("clients")["blocked_clients"] == 0
+
+
 def test_requirepass_gates_commands_and_request_sizes(start_server):
     s = start_server("--requirepass", "secret")
     sock = connect(s.port)

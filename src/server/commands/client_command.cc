@@ -76,6 +76,7 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
   if (c.monitor) flags.push_back('O');
   const bool in_transaction = c.in_multi || c.in_exec;  // Redis keeps MULTI's flag until EXEC ends
   if (in_transaction) flags.push_back('x');
+  if (c.blocked) flags.push_back('b');
   if (c.watching && ctx.server.keyspace.watches().dirty(c.id)) flags.push_back('d');
   if (c.close_after_reply) flags.push_back('c');
   if (c.no_evict) flags.push_back('e');
@@ -130,10 +131,13 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
   out.append(line);
 }
 
+// A killed client is gone for CLIENT LIST and KILL, although its loop has yet to close it: Redis
+// frees it inside CLIENT KILL.
 std::vector<const ClientState*> clients_by_id(const ServerState& server) {
   std::vector<const ClientState*> clients;
   clients.reserve(server.clients.by_id.size());
-  for (const auto& [id, client] : server.clients.by_id) clients.push_back(client);
+  for (const auto& [id, client] : server.clients.by_id)
+    if (!client->killed) clients.push_back(client);
   std::sort(clients.begin(), clients.end(),
             [](const ClientState* a, const ClientState* b) { return a->id < b->id; });
   return clients;
@@ -154,7 +158,7 @@ void client_list(CommandContext& ctx) {
       const auto id = parse_int64(ctx.args[i]);
       if (!id) return ctx.reply.error(errors::kInvalidClientId);
       const auto it = ctx.server.clients.by_id.find(static_cast<std::uint64_t>(*id));
-      if (it != ctx.server.clients.by_id.end())
+      if (it != ctx.server.clients.by_id.end() && !it->second->killed)
         append_client_line(text, ctx, *it->second, "client|list");
     }
   } else if (ctx.argc() != 2) {

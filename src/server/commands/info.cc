@@ -141,17 +141,22 @@ void server_section(InfoText& info, const CommandContext& ctx) {
 void clients_section(InfoText& info, const ServerState& server) {
   std::size_t max_input = 0;
   std::size_t max_output = 0;
+  std::size_t blocked = 0;
+  std::size_t connected = 0;  // a killed client is gone, as CLIENT LIST says
   for (const auto& [id, client] : server.clients.by_id) {
+    if (client->killed) continue;
+    ++connected;
     max_input = std::max(max_input, client->query_buffer_bytes.load(std::memory_order_relaxed));
     max_output = std::max(max_output, client->output_buffer_bytes.load(std::memory_order_relaxed));
+    if (client->blocked) ++blocked;
   }
   info.section("Clients");
-  info.field("connected_clients", server.clients.by_id.size());
+  info.field("connected_clients", connected);
   info.field("cluster_connections", 0);
   info.field("maxclients", server.config.maxclients);
   info.field("client_recent_max_input_buffer", max_input);
   info.field("client_recent_max_output_buffer", max_output);
-  info.field("blocked_clients", 0);
+  info.field("blocked_clients", blocked);
   info.field("tracking_clients", 0);
   info.field("clients_in_timeout_table", 0);
 }
