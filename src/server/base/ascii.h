@@ -19,6 +19,18 @@ constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
   return true;
 }
 
+// An argument as Redis reads it with C string functions (strcasecmp on an option word, printf's
+// %s in an error): the bytes before its first NUL.
+constexpr std::string_view c_string(std::string_view s) noexcept {
+  return s.substr(0, s.find('\0'));
+}
+
+// An option word is `name`, as Redis's strcasecmp(argv[i]->ptr, name) decides: case-folded, and
+// "NX\0junk" is NX. (Command and subcommand names are looked up binary-safe, not so.)
+constexpr bool option_is(std::string_view arg, std::string_view name) noexcept {
+  return iequals(c_string(arg), name);
+}
+
 // As iequals, for a `lower` known to be lower case already (a table's names): half the folding.
 constexpr bool iequals_lower(std::string_view text, std::string_view lower) noexcept {
   if (text.size() != lower.size()) return false;

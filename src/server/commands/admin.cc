@@ -25,7 +25,7 @@ void dbsize(CommandContext& ctx) {
 // FLUSHDB / FLUSHALL [ASYNC | SYNC]: both free at once (an engine clear is one pass).
 bool flush_mode_ok(CommandContext& ctx) {
   if (ctx.argc() == 1) return true;
-  if (ctx.argc() == 2 && (iequals(ctx.args[1], "ASYNC") || iequals(ctx.args[1], "SYNC")))
+  if (ctx.argc() == 2 && (option_is(ctx.args[1], "ASYNC") || option_is(ctx.args[1], "SYNC")))
     return true;
   ctx.reply.error(errors::kSyntax);
   return false;
@@ -74,15 +74,15 @@ void shutdown(CommandContext& ctx) {
   bool save = false, nosave = false, now = false, force = false, abort = false;
   for (std::size_t i = 1; i < ctx.argc(); ++i) {
     const std::string_view opt = ctx.args[i];
-    if (iequals(opt, "NOSAVE")) {
+    if (option_is(opt, "NOSAVE")) {
       nosave = true;
-    } else if (iequals(opt, "SAVE")) {
+    } else if (option_is(opt, "SAVE")) {
       save = true;
-    } else if (iequals(opt, "NOW")) {
+    } else if (option_is(opt, "NOW")) {
       now = true;
-    } else if (iequals(opt, "FORCE")) {
+    } else if (option_is(opt, "FORCE")) {
       force = true;
-    } else if (iequals(opt, "ABORT")) {
+    } else if (option_is(opt, "ABORT")) {
       abort = true;
     } else {
       return ctx.reply.error(errors::kSyntax);
@@ -125,7 +125,7 @@ void save(CommandContext& ctx) {
 // rewrite, which this server has not); inside EXEC it is scheduled, and the tick starts it once
 // the transaction is over.
 void bgsave(CommandContext& ctx) {
-  const bool schedule = ctx.argc() == 2 && iequals(ctx.args[1], "SCHEDULE");
+  const bool schedule = ctx.argc() == 2 && option_is(ctx.args[1], "SCHEDULE");
   if (ctx.argc() > 2 || (ctx.argc() == 2 && !schedule)) return ctx.reply.error(errors::kSyntax);
   Snapshots& snapshots = ctx.server.snapshots;
   if (snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);

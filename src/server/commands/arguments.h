@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "server/base/ascii.h"       // iequals, for option names
+#include "server/base/ascii.h"       // option_is, for option words
 #include "server/base/int64_text.h"  // parse_int64
 
 namespace chronocached {

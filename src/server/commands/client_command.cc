@@ -39,10 +39,10 @@ void client_getname(CommandContext& ctx) {
 enum class ClientType { kNormal, kReplica, kMaster, kPubSub, kUnknown };
 
 ClientType client_type_by_name(std::string_view name) {
-  if (iequals(name, "normal")) return ClientType::kNormal;
-  if (iequals(name, "slave") || iequals(name, "replica")) return ClientType::kReplica;
-  if (iequals(name, "master")) return ClientType::kMaster;
-  if (iequals(name, "pubsub")) return ClientType::kPubSub;
+  if (option_is(name, "normal")) return ClientType::kNormal;
+  if (option_is(name, "slave") || option_is(name, "replica")) return ClientType::kReplica;
+  if (option_is(name, "master")) return ClientType::kMaster;
+  if (option_is(name, "pubsub")) return ClientType::kPubSub;
   return ClientType::kUnknown;
 }
 
@@ -146,14 +146,14 @@ std::vector<const ClientState*> clients_by_id(const ServerState& server) {
 // CLIENT LIST [TYPE type] [ID id [id ...]]
 void client_list(CommandContext& ctx) {
   std::string text;
-  if (ctx.argc() == 4 && iequals(ctx.args[2], "TYPE")) {
+  if (ctx.argc() == 4 && option_is(ctx.args[2], "TYPE")) {
     const ClientType type = client_type_by_name(ctx.args[3]);
     if (type == ClientType::kUnknown)
       return ctx.reply.error(errors::unknown_client_type(ctx.args[3]));
     if (type == ClientType::kNormal)
       for (const ClientState* c : clients_by_id(ctx.server))
         append_client_line(text, ctx, *c, "client|list");
-  } else if (ctx.argc() > 3 && iequals(ctx.args[2], "ID")) {
+  } else if (ctx.argc() > 3 && option_is(ctx.args[2], "ID")) {
     for (std::size_t i = 3; i < ctx.argc(); ++i) {
       const auto id = parse_int64(ctx.args[i]);
       if (!id) return ctx.reply.error(errors::kInvalidClientId);
@@ -195,31 +195,31 @@ void client_kill(CommandContext& ctx) {
       const std::string_view opt = ctx.args[i];
       if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kSyntax);
       const std::string_view value = ctx.args[i + 1];
-      if (iequals(opt, "ID")) {
+      if (option_is(opt, "ID")) {
         const auto n = parse_int64(value);
         if (!n || *n < 1) return ctx.reply.error(errors::kClientIdNotPositive);
         id = static_cast<std::uint64_t>(*n);
-      } else if (iequals(opt, "TYPE")) {
+      } else if (option_is(opt, "TYPE")) {
         type = client_type_by_name(value);
         if (type == ClientType::kUnknown)
           return ctx.reply.error(errors::unknown_client_type(value));
         has_type = true;
-      } else if (iequals(opt, "ADDR")) {
+      } else if (option_is(opt, "ADDR")) {
         addr = value;
         has_addr = true;
-      } else if (iequals(opt, "LADDR")) {
+      } else if (option_is(opt, "LADDR")) {
         laddr = value;
         has_laddr = true;
-      } else if (iequals(opt, "USER")) {
+      } else if (option_is(opt, "USER")) {
         if (value != "default") {
           return ctx.reply.error(errors::no_such_user(value));
         }
         user = value;
         has_user = true;
-      } else if (iequals(opt, "SKIPME")) {
-        if (iequals(value, "YES")) {
+      } else if (option_is(opt, "SKIPME")) {
+        if (option_is(value, "YES")) {
           skip_me = true;
-        } else if (iequals(value, "NO")) {
+        } else if (option_is(value, "NO")) {
           skip_me = false;
         } else {
           return ctx.reply.error(errors::kSyntax);
@@ -251,9 +251,9 @@ void client_kill(CommandContext& ctx) {
 }
 
 void client_no_evict(CommandContext& ctx) {
-  if (iequals(ctx.args[2], "ON")) {
+  if (option_is(ctx.args[2], "ON")) {
     ctx.client.no_evict = true;
-  } else if (iequals(ctx.args[2], "OFF")) {
+  } else if (option_is(ctx.args[2], "OFF")) {
     ctx.client.no_evict = false;
   } else {
     return ctx.reply.error(errors::kSyntax);
@@ -268,15 +268,15 @@ void client_no_evict(CommandContext& ctx) {
 // so in an EXEC that switches, the parts before and after the switch go their own ways.
 void client_reply(CommandContext& ctx) {
   ClientState& c = ctx.client;
-  if (iequals(ctx.args[2], "ON")) {
+  if (option_is(ctx.args[2], "ON")) {
     c.reply_off = false;
     c.reply_skip = false;
     ctx.reply.set_silenced(false);
     ctx.reply.ok();
-  } else if (iequals(ctx.args[2], "OFF")) {
+  } else if (option_is(ctx.args[2], "OFF")) {
     c.reply_off = true;
     ctx.reply.set_silenced(true);
-  } else if (iequals(ctx.args[2], "SKIP")) {
+  } else if (option_is(ctx.args[2], "SKIP")) {
     if (!c.reply_off) c.reply_skip_next = true;
   } else {
     ctx.reply.error(errors::kSyntax);
@@ -290,14 +290,14 @@ void client_pause(CommandContext& ctx) {
   if (ctx.argc() > 4) {
     return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLIENT"));
   }
-  if (ctx.argc() == 4 && !iequals(ctx.args[3], "WRITE") && !iequals(ctx.args[3], "ALL"))
+  if (ctx.argc() == 4 && !option_is(ctx.args[3], "WRITE") && !option_is(ctx.args[3], "ALL"))
     return ctx.reply.error(errors::kPauseMode);
   const auto timeout = parse_int64(ctx.args[2]);
   if (!timeout) return ctx.reply.error(errors::kTimeoutNotInteger);
   if (*timeout < 0) return ctx.reply.error(errors::kTimeoutNegative);
   if (*timeout > INT64_MAX - ctx.unix_ms) return ctx.reply.error(errors::kTimeoutOutOfRange);
   ClientRegistry& clients = ctx.server.clients;
-  const bool writes_only = ctx.argc() == 4 && iequals(ctx.args[3], "WRITE");
+  const bool writes_only = ctx.argc() == 4 && option_is(ctx.args[3], "WRITE");
   const bool in_force = clients.paused(ctx.unix_ms);
   clients.pause_writes_only = writes_only && (!in_force || clients.pause_writes_only);
   clients.pause_until_ms = std::max(in_force ? clients.pause_until_ms : 0, ctx.unix_ms + *timeout);

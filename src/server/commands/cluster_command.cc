@@ -284,24 +284,24 @@ void cluster_setslot(CommandContext& ctx) {
   ClusterMap& map = *ctx.server.cluster;
   const std::string_view action = ctx.args[3];
   const std::string node_id = ctx.argc() == 5 ? std::string(ctx.args[4]) : std::string();
-  if (iequals(action, "MIGRATING") && ctx.argc() == 5) {
+  if (option_is(action, "MIGRATING") && ctx.argc() == 5) {
     if (map.owner(*slot) != ClusterMap::kMyself)
       return ctx.reply.error("ERR I'm not the owner of hash slot " + std::to_string(*slot));
     const int node = map.find(node_id);
     if (node == ClusterMap::kUnassigned)
       return ctx.reply.error("ERR I don't know about node " + node_id);
     map.set_migrating(*slot, node);
-  } else if (iequals(action, "IMPORTING") && ctx.argc() == 5) {
+  } else if (option_is(action, "IMPORTING") && ctx.argc() == 5) {
     if (map.owner(*slot) == ClusterMap::kMyself)
       return ctx.reply.error("ERR I'm already the owner of hash slot " + std::to_string(*slot));
     const int node = map.find(node_id);
     if (node == ClusterMap::kUnassigned)
       return ctx.reply.error("ERR I don't know about node " + node_id);
     map.set_importing(*slot, node);
-  } else if (iequals(action, "STABLE") && ctx.argc() == 4) {
+  } else if (option_is(action, "STABLE") && ctx.argc() == 4) {
     map.set_migrating(*slot, ClusterMap::kUnassigned);
     map.set_importing(*slot, ClusterMap::kUnassigned);
-  } else if (iequals(action, "NODE") && ctx.argc() == 5) {
+  } else if (option_is(action, "NODE") && ctx.argc() == 5) {
     const int node = map.find(node_id);
     if (node == ClusterMap::kUnassigned) return ctx.reply.error("ERR Unknown node " + node_id);
     const bool has_keys = slot_has_keys(ctx, *slot);
@@ -414,9 +414,9 @@ void cluster_reset(CommandContext& ctx) {
     return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLUSTER"));
   bool hard = false;
   if (ctx.args.size() == 3) {
-    if (iequals(ctx.args[2], "hard")) {
+    if (option_is(ctx.args[2], "hard")) {
       hard = true;
-    } else if (!iequals(ctx.args[2], "soft")) {
+    } else if (!option_is(ctx.args[2], "soft")) {
       return ctx.reply.error(errors::kSyntax);
     }
   }
@@ -508,7 +508,8 @@ void cluster_failover(CommandContext& ctx) {
   if (!cluster_or_reply(ctx)) return;
   if (ctx.args.size() > 3)
     return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "CLUSTER"));
-  if (ctx.args.size() == 3 && !iequals(ctx.args[2], "force") && !iequals(ctx.args[2], "takeover"))
+  if (ctx.args.size() == 3 && !option_is(ctx.args[2], "force") &&
+      !option_is(ctx.args[2], "takeover"))
     return ctx.reply.error(errors::kSyntax);
   ctx.reply.error("ERR You should send CLUSTER FAILOVER to a replica");
 }

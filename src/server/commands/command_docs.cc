@@ -389,14 +389,14 @@ void command_list(CommandContext& ctx) {
   enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
   std::string_view argument;
   for (std::size_t i = 2; i < ctx.argc(); i += 3) {
-    if (!iequals(ctx.args[i], "FILTERBY") || ctx.argc() - 1 - i != 2)
+    if (!option_is(ctx.args[i], "FILTERBY") || ctx.argc() - 1 - i != 2)
       return ctx.reply.error(errors::kSyntax);
     const std::string_view type = ctx.args[i + 1];
-    if (iequals(type, "MODULE")) {
+    if (option_is(type, "MODULE")) {
       filter = Filter::kModule;
-    } else if (iequals(type, "ACLCAT")) {
+    } else if (option_is(type, "ACLCAT")) {
       filter = Filter::kAclCat;
-    } else if (iequals(type, "PATTERN")) {
+    } else if (option_is(type, "PATTERN")) {
       filter = Filter::kPattern;
     } else {
       return ctx.reply.error(errors::kSyntax);

@@ -36,7 +36,7 @@ void for_each_spec_key(const KeySpec& ks, std::span<const std::string_view> args
     const int start = forwards ? ks.startfrom : argc + ks.startfrom;
     const int end = forwards ? argc - 1 : 1;  // not examined
     for (int i = start; i != end && i >= 1 && i < argc; i += forwards ? 1 : -1) {
-      if (iequals(args[static_cast<std::size_t>(i)], ks.keyword)) {
+      if (option_is(args[static_cast<std::size_t>(i)], ks.keyword)) {
         first = i + 1;
         break;
       }

@@ -73,14 +73,14 @@ void hello(CommandContext& ctx) {
   }
   for (; i < ctx.argc(); ++i) {
     const std::size_t more = ctx.argc() - 1 - i;
-    if (iequals(ctx.args[i], "AUTH") && more >= 2) {
+    if (option_is(ctx.args[i], "AUTH") && more >= 2) {
       ctx.redact(i + 1);
       ctx.redact(i + 2);
       if (!credentials_ok(ctx.server, ctx.args[i + 1], ctx.args[i + 2]))
         return ctx.reply.error(errors::kWrongPass);
       ctx.client.authenticated = true;
       i += 2;
-    } else if (iequals(ctx.args[i], "SETNAME") && more >= 1) {
+    } else if (option_is(ctx.args[i], "SETNAME") && more >= 1) {
       const std::string_view name = ctx.args[++i];
       if (!valid_client_name(name)) return ctx.reply.error(errors::kBadClientName);
       ctx.client.name = std::string(name);

@@ -41,8 +41,8 @@ void debug_help(CommandContext& ctx) {
 // Refused before it runs unless enable-debug-command is yes (kProtected, command_table.cc).
 void debug(CommandContext& ctx) {
   const std::string_view sub = ctx.args[1];
-  if (iequals(sub, "HELP") && ctx.argc() == 2) return debug_help(ctx);
-  if (iequals(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
+  if (option_is(sub, "HELP") && ctx.argc() == 2) return debug_help(ctx);
+  if (option_is(sub, "ADVANCE-CLOCK") && ctx.argc() == 3) {
     const auto ms = parse_int64(ctx.args[2]);
     if (!ms || *ms < 0) return ctx.reply.error(errors::kNotInteger);
     ctx.server.debug.clock_offset_ms += *ms;
@@ -52,7 +52,7 @@ void debug(CommandContext& ctx) {
     ctx.server.debug.clock_moved = true;
     return ctx.reply.ok();
   }
-  if (iequals(sub, "SLEEP") && ctx.argc() == 3) {
+  if (option_is(sub, "SLEEP") && ctx.argc() == 3) {
     // Redis reads the seconds with strtod and checks nothing: what is no positive number sleeps
     // no time, nor does a count of microseconds past int64 (NaN, inf), which its conversion turns
     // negative.
@@ -62,18 +62,18 @@ void debug(CommandContext& ctx) {
       std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(micros));
     return ctx.reply.ok();
   }
-  if (iequals(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
+  if (option_is(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
     ctx.server.debug.active_expire = ctx.args[2] != "0";
     return ctx.reply.ok();
   }
-  if (iequals(sub, "SNAPSHOT-SLICE") && ctx.argc() == 3) {
+  if (option_is(sub, "SNAPSHOT-SLICE") && ctx.argc() == 3) {
     const auto slots = parse_int64(ctx.args[2]);
     if (!slots || *slots < -1) return ctx.reply.error(errors::kNotInteger);
     ctx.server.snapshots.set_slice_slots(*slots < 0 ? Snapshots::kUnlimited
                                                     : static_cast<std::size_t>(*slots));
     return ctx.reply.ok();
   }
-  if (iequals(sub, "RELOAD") && ctx.argc() == 2) {
+  if (option_is(sub, "RELOAD") && ctx.argc() == 2) {
     ServerState& server = ctx.server;
     if (server.snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
     if (!server.snapshots.save(ctx.now, ctx.unix_ms))

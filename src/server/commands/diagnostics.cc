@@ -332,7 +332,7 @@ constexpr CommandSpec kSlowlog[] = {
 
 void function_flush(CommandContext& ctx) {
   if (ctx.argc() > 3) return ctx.reply.error(errors::subcommand_syntax(ctx.args[1], "FUNCTION"));
-  if (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC"))
+  if (ctx.argc() == 3 && !option_is(ctx.args[2], "SYNC") && !option_is(ctx.args[2], "ASYNC"))
     return ctx.reply.error(errors::kFunctionFlushMode);
   ctx.reply.ok();
 }
@@ -342,9 +342,9 @@ void function_list(CommandContext& ctx) {
   bool with_code = false;
   bool has_pattern = false;
   for (std::size_t i = 2; i < ctx.argc(); ++i) {
-    if (!with_code && iequals(ctx.args[i], "WITHCODE")) {
+    if (!with_code && option_is(ctx.args[i], "WITHCODE")) {
       with_code = true;
-    } else if (!has_pattern && iequals(ctx.args[i], "LIBRARYNAME")) {
+    } else if (!has_pattern && option_is(ctx.args[i], "LIBRARYNAME")) {
       if (i + 1 >= ctx.argc()) return ctx.reply.error(errors::kLibraryNameMissing);
       has_pattern = true;
       ++i;
@@ -444,7 +444,7 @@ constexpr CommandSpec kFunction[] = {
 
 void script_flush(CommandContext& ctx) {
   if (ctx.argc() > 3 ||
-      (ctx.argc() == 3 && !iequals(ctx.args[2], "SYNC") && !iequals(ctx.args[2], "ASYNC")))
+      (ctx.argc() == 3 && !option_is(ctx.args[2], "SYNC") && !option_is(ctx.args[2], "ASYNC")))
     return ctx.reply.error(errors::kScriptFlushMode);
   ctx.reply.ok();
 }

@@ -76,15 +76,15 @@ std::optional<RestoreOptions> parse_restore_options(CommandContext& ctx) {
   for (std::size_t i = 4; i < ctx.argc(); ++i) {
     const std::string_view option = ctx.args[i];
     const bool has_value = i + 1 < ctx.argc();
-    if (iequals(option, "REPLACE")) {
+    if (option_is(option, "REPLACE")) {
       options.replace = true;
-    } else if (iequals(option, "ABSTTL")) {
+    } else if (option_is(option, "ABSTTL")) {
       options.absolute_ttl = true;
-    } else if (iequals(option, "IDLETIME") && has_value && !options.frequency) {
+    } else if (option_is(option, "IDLETIME") && has_value && !options.frequency) {
       options.idle_seconds =
           option_value(ctx, ctx.args[++i], 0, kMaxInt64, errors::kInvalidIdletime);
       if (!options.idle_seconds) return std::nullopt;
-    } else if (iequals(option, "FREQ") && has_value && !options.idle_seconds) {
+    } else if (option_is(option, "FREQ") && has_value && !options.idle_seconds) {
       options.frequency = option_value(ctx, ctx.args[++i], 0, kMaxFrequency, errors::kInvalidFreq);
       if (!options.frequency) return std::nullopt;
     } else {

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "server/base/ascii.h"
+
 namespace chronocached::errors {
 namespace {
-
-// An argument as Redis's errors quote it: formatted with printf's %s, it stops at its first NUL
-// byte. (CR and LF become spaces when the error is written: ReplyWriter::error.)
-std::string_view c_string(std::string_view s) { return s.substr(0, s.find('\0')); }
 
 // "<prefix>'<word>'": the texts that quote one argument.
 std::string quoted(std::string_view prefix, std::string_view word) {

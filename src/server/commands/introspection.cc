@@ -150,7 +150,7 @@ void object_container(CommandContext& ctx) {
 // deadline reads as absent here (and is removed), as everywhere else in chronocached.
 void memory_usage(CommandContext& ctx) {
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (iequals(ctx.args[i], "SAMPLES") && i + 1 < ctx.argc()) {
+    if (option_is(ctx.args[i], "SAMPLES") && i + 1 < ctx.argc()) {
       const auto samples = parse_int64(ctx.args[++i]);
       if (!samples) return ctx.reply.error(errors::kNotInteger);
       if (*samples < 0) return ctx.reply.error(errors::kSyntax);

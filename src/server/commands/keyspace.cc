@@ -115,15 +115,15 @@ void scan(CommandContext& ctx) {
   bool filter_type = false;
   for (std::size_t i = 2; i < ctx.argc(); i += 2) {
     const bool has_value = i + 1 < ctx.argc();
-    if (iequals(ctx.args[i], "COUNT") && has_value) {
+    if (option_is(ctx.args[i], "COUNT") && has_value) {
       const auto n = parse_int64(ctx.args[i + 1]);
       if (!n) return ctx.reply.error(errors::kNotInteger);
       if (*n < 1) return ctx.reply.error(errors::kSyntax);
       count = *n;
-    } else if (iequals(ctx.args[i], "MATCH") && has_value) {
+    } else if (option_is(ctx.args[i], "MATCH") && has_value) {
       pattern = ctx.args[i + 1];
       use_pattern = pattern != "*";  // "*" is a no-op, as in Redis (the empty key included)
-    } else if (iequals(ctx.args[i], "TYPE") && has_value) {
+    } else if (option_is(ctx.args[i], "TYPE") && has_value) {
       type_name = ctx.args[i + 1];
       filter_type = true;
     } else {
@@ -131,7 +131,7 @@ void scan(CommandContext& ctx) {
     }
   }
   // Every value is a string; Redis 7.0 does not reject unknown type names, it matches nothing.
-  const bool type_matches = !filter_type || iequals(type_name, "string");
+  const bool type_matches = !filter_type || option_is(type_name, "string");
 
   const auto wanted = static_cast<std::uint64_t>(count);
   const std::uint64_t slot_budget =
@@ -224,9 +224,9 @@ void copy(CommandContext& ctx) {
   std::size_t target_db = source_db;
   bool replace = false;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    if (iequals(ctx.args[i], "REPLACE")) {
+    if (option_is(ctx.args[i], "REPLACE")) {
       replace = true;
-    } else if (iequals(ctx.args[i], "DB") && i + 1 < ctx.argc()) {
+    } else if (option_is(ctx.args[i], "DB") && i + 1 < ctx.argc()) {
       const auto index = parse_int_or_reply(ctx, ctx.args[++i]);
       if (!index) return;
       if (!db_index_valid(ctx, *index)) return ctx.reply.error(errors::kDbIndexOutOfRange);

@@ -48,19 +48,19 @@ std::optional<MigrateRequest> parse(CommandContext& ctx) {
   for (std::size_t i = 6; i < ctx.argc(); ++i) {
     const std::size_t more = ctx.argc() - 1 - i;
     const std::string_view option = ctx.args[i];
-    if (iequals(option, "COPY")) {
+    if (option_is(option, "COPY")) {
       request.copy = true;
-    } else if (iequals(option, "REPLACE")) {
+    } else if (option_is(option, "REPLACE")) {
       request.replace = true;
-    } else if (iequals(option, "AUTH") && more >= 1) {
+    } else if (option_is(option, "AUTH") && more >= 1) {
       ctx.redact(++i);
       request.password = ctx.args[i];
-    } else if (iequals(option, "AUTH2") && more >= 2) {
+    } else if (option_is(option, "AUTH2") && more >= 2) {
       ctx.redact(++i);
       request.username = ctx.args[i];
       ctx.redact(++i);
       request.password = ctx.args[i];
-    } else if (iequals(option, "KEYS")) {
+    } else if (option_is(option, "KEYS")) {
       if (!ctx.args[3].empty()) {
         ctx.reply.error(
             "ERR When using MIGRATE KEYS option, the key argument must be set to the empty "
@@ -239,13 +239,13 @@ KeyRange migrate_key_range(std::span<const std::string_view> args) {
   for_each_spec_key(kMigrateKeys[1], args, [&](std::string_view) { keys_word = true; });
   if (!keys_word) return {3, args.size() > 3 ? 1u : 0u, flags};
   for (std::size_t i = 6; i < args.size(); ++i) {
-    if (iequals(args[i], "keys")) {
+    if (option_is(args[i], "keys")) {
       if (!args[3].empty()) return {3, 0, flags};
       return {i + 1, args.size() - i - 1, flags};
     }
-    if (iequals(args[i], "auth")) {
+    if (option_is(args[i], "auth")) {
       i += 1;
-    } else if (iequals(args[i], "auth2")) {
+    } else if (option_is(args[i], "auth2")) {
       i += 2;
     }
   }

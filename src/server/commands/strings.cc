@@ -80,13 +80,6 @@ bool fits_string_limit(CommandContext& ctx, std::uint64_t offset, std::uint64_t 
   return true;
 }
 
-// Redis compares option names as C strings (strcasecmp, opt[2] == '\0'): bytes after an
-// embedded NUL are not part of the name.
-std::string_view option_name(std::string_view arg) {
-  const auto nul = arg.find('\0');
-  return nul == std::string_view::npos ? arg : arg.substr(0, nul);
-}
-
 // ---- SET's and GETEX's options -------------------------------------------------------------
 
 enum ExtendedFlag : std::uint32_t {
@@ -116,7 +109,7 @@ bool parse_extended_options(CommandContext& ctx, OptionsOf command, ExtendedOpti
   const bool is_set = command == OptionsOf::kSet;
   std::uint32_t& flags = out.flags;
   for (std::size_t i = is_set ? 3 : 2; i < ctx.argc(); ++i) {
-    const std::string_view opt = option_name(ctx.args[i]);
+    const std::string_view opt = c_string(ctx.args[i]);
     const bool has_next = i + 1 < ctx.argc();
     // The expire options each exclude KEEPTTL, PERSIST and the other three.
     const auto expire_allowed = [&](std::uint32_t self) {
@@ -498,7 +491,7 @@ void lcs(CommandContext& ctx) {
   bool want_len = false, want_idx = false, with_match_len = false;
   std::int64_t min_match_len = 0;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
-    const std::string_view opt = option_name(ctx.args[i]);
+    const std::string_view opt = c_string(ctx.args[i]);
     if (iequals(opt, "IDX")) {
       want_idx = true;
     } else if (iequals(opt, "LEN")) {
@@ -577,7 +570,7 @@ constexpr KeySpec kGetexKeys[] = {
 // SET's key: an overwrite, or a read as well with GET (Redis's setGetKeys).
 KeyRange set_key_range(std::span<const std::string_view> args) {
   for (std::size_t i = 3; i < args.size(); ++i)
-    if (iequals(args[i], "get")) return {1, 1, "RW access update"};
+    if (option_is(args[i], "get")) return {1, 1, "RW access update"};
   return {1, 1, "OW update"};
 }
 

@@ -32,13 +32,13 @@ std::optional<unsigned> parse_conditions(CommandContext& ctx) {
   unsigned conditions = 0;
   for (std::size_t i = 3; i < ctx.argc(); ++i) {
     const std::string_view option = ctx.args[i];
-    if (iequals(option, "NX")) {
+    if (option_is(option, "NX")) {
       conditions |= kIfNoTtl;
-    } else if (iequals(option, "XX")) {
+    } else if (option_is(option, "XX")) {
       conditions |= kIfHasTtl;
-    } else if (iequals(option, "GT")) {
+    } else if (option_is(option, "GT")) {
       conditions |= kIfGreater;
-    } else if (iequals(option, "LT")) {
+    } else if (option_is(option, "LT")) {
       conditions |= kIfLess;
     } else {
       ctx.reply.error(errors::unsupported_option(option));
