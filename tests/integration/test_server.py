@@ -646,6 +646,9 @@ def test_monitor_sees_other_clients_commands(server, r):
     m = MONITOR_LINE.match(line)
     assert m, line
     assert m.group(1) == b"0" and m.group(2) == b'"SET" "monitored" "two words"'
+    r.set(b'\a\b\t\r\n"\\\x00\x7f\xff', "v")  # quoted as Redis's sdscatrepr quotes
+    line = read_until(watcher, lambda d: d.endswith(b"\r\n"))
+    assert MONITOR_LINE.match(line).group(2) == rb'"SET" "\a\b\t\r\n\"\\\x00\x7f\xff" "v"', line
     flags = [c["flags"] for c in r.client_list() if c["cmd"] == "monitor"]
     assert flags == ["O"]
     raw_command(watcher, "RESET")  # leaves monitor mode
@@ -991,7 +994,8 @@ def test_latency_monitor_samples_commands_past_its_threshold(own):
     assert float(period) >= 1.0 / int(spikes), doctor
     with pytest.raises(redis.ResponseError, match="not supported by chronocached"):
         own.execute_command("LATENCY", "GRAPH", "command")
-    assert own.execute_command("LATENCY", "RESET", "nosuch", "command") == 1
+    # Names match as Redis's strcasecmp matches them: in any case, up to a NUL.
+    assert own.execute_command("LATENCY", "RESET", "nosuch", "COMMAND\0x") == 1
     assert own.execute_command("LATENCY", "LATEST") == []
 
 

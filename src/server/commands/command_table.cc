@@ -200,6 +200,10 @@ void feed_monitors(CommandContext& ctx) {
         line += "\\r";
       } else if (c == '\t') {
         line += "\\t";
+      } else if (c == '\a') {
+        line += "\\a";
+      } else if (c == '\b') {
+        line += "\\b";
       } else if (c < 32 || c >= 127) {
         char hex[8];
         std::snprintf(hex, sizeof(hex), "\\x%02x", c);

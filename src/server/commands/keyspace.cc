@@ -295,7 +295,8 @@ constexpr KeySpec kRenamenxKeys[] = {{.flags = "RW access delete", .index = 1},
                                      {.flags = "OW insert", .index = 2}};
 constexpr KeySpec kCopyKeys[] = {{.flags = "RO access", .index = 1},
                                  {.flags = "OW update", .index = 2}};
-constexpr KeySpec kMoveKeys[] = {{.flags = "RW access delete", .index = 1}};
+// Redis 7.0 calls MOVE an update of its key (7.2: delete).
+constexpr KeySpec kMoveKeys[] = {{.flags = "RW access update", .index = 1}};
 
 constexpr CommandSpec kCommands[] = {
     {.name = "del",

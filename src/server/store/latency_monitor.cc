@@ -1,5 +1,7 @@
 #include "server/store/latency_monitor.h"
 
+#include "server/base/ascii.h"
+
 namespace chronocached {
 
 void LatencyMonitor::add(std::string_view event, std::uint64_t ms, std::int64_t unix_seconds) {
@@ -22,13 +24,11 @@ std::size_t LatencyMonitor::reset(std::span<const std::string_view> events) {
     events_.clear();
     return all;
   }
+  // Names match as Redis's strcasecmp matches them (LATENCY HISTORY's lookup is exact, as there).
   std::size_t forgotten = 0;
-  for (std::string_view event : events) {
-    const auto it = events_.find(event);
-    if (it == events_.end()) continue;
-    events_.erase(it);
-    ++forgotten;
-  }
+  for (std::string_view event : events)
+    forgotten +=
+        std::erase_if(events_, [&](const auto& entry) { return option_is(event, entry.first); });
   return forgotten;
 }
 
