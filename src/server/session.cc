@@ -14,7 +14,7 @@
 namespace chronocached {
 namespace {
 
-// Unsent reply bytes past which a client is not read until it catches up.
+// Unsent reply bytes past which a client's commands wait until it catches up (still read).
 constexpr std::size_t kPauseOutputBytes = 1 << 20;
 // Bytes asked of the socket per read (more when a large bulk is under way).
 constexpr std::size_t kReadChunk = 16 * 1024;
@@ -53,17 +53,17 @@ void Session::on_ready(std::uint32_t events) {
     host_.schedule_close(client_.id);
     return;
   }
-  if ((events & EPOLLIN) != 0 && !paused_ && !client_.close_after_reply) read_and_process();
+  if ((events & EPOLLIN) != 0 && !client_.close_after_reply && !input_ended_) read_and_process();
   if (!closed_) flush();
-  // What was read while paused waits in the buffer, and no EPOLLIN will announce it: run it now.
-  // A loop, because the flush may drain everything that run produced; stopping while paused
-  // with nothing to send would leave the client watched for neither reading nor writing. It
-  // ends when the buffered commands are done or the socket stops taking bytes.
+  // What was read while paused waits in the buffer, and no EPOLLIN need announce it: run it now.
+  // A loop, because the flush may drain everything that run produced. It ends when the buffered
+  // commands are done or the socket stops taking bytes.
   while (paused_ && !closed_ && output_.size() - sent_ < kPauseOutputBytes / 2) {
     paused_ = false;
     process();
     flush();
   }
+  if (input_ended_ && !paused_) client_.close_after_reply = true;  // all it sent has run
   update_interest();
   if (closing()) host_.schedule_close(client_.id);
 }
@@ -89,7 +89,10 @@ void Session::read_and_process() {
   io_.reads.fetch_add(1, std::memory_order_relaxed);
   const ssize_t n = read(fd_, space, input_.free_space());
   if (n == 0) {
-    closed_ = true;
+    // The client sends no more (closed, or shut down its writing half): what it sent before
+    // still runs, a backed-up client's as its replies drain, as Redis runs them before it reads
+    // the end. (Redis then drops the replies; we write them to a half-closed client.)
+    input_ended_ = true;
     return;
   }
   if (n < 0) {
@@ -98,7 +101,13 @@ void Session::read_and_process() {
   }
   input_.commit(static_cast<std::size_t>(n));
   io_.input.fetch_add(static_cast<std::size_t>(n), std::memory_order_relaxed);
-  process();
+  if (!paused_) return process();
+  // Backed up: the bytes wait for their turn. Not reading them would deadlock a client that
+  // writes its whole pipeline before it reads a reply (redis-py's), blocked in its write as we
+  // wait for it to read; client-query-buffer-limit bounds them instead.
+  const HostLock lock(host_);
+  if (over_query_limit()) closed_ = true;
+  note_buffer_bytes();
 }
 
 // Checked after processing, so only a command that cannot complete within the limit counts.
@@ -319,7 +328,7 @@ void Session::take_monitor_feed() {
 
 void Session::update_interest() {
   if (closed_) return;
-  const bool read = !paused_ && !client_.close_after_reply;
+  const bool read = !client_.close_after_reply && !input_ended_;
   const bool write = output_.size() > sent_;
   if (read != interest_read_ || write != interest_write_) {
     interest_read_ = read;

@@ -5,8 +5,9 @@
 //
 // A readable event reads what the socket has, runs every complete command in it (a pipeline is
 // just several), and flushes all their replies with one write. Back-pressure: while a client's
-// unsent replies exceed kPauseOutputBytes it is not read, so a client that never reads holds at
-// most that plus one batch; past client-output-buffer-limit it is disconnected.
+// unsent replies exceed kPauseOutputBytes its commands wait, still read (up to
+// client-query-buffer-limit), so a client that never reads holds at most that plus one batch of
+// replies; past client-output-buffer-limit it is disconnected.
 #pragma once
 
 #include <cstdint>
@@ -79,7 +80,8 @@ class Session final : public net::EventLoop::Handler {
   std::size_t wanted_bytes_ = 0;  // the parser's hint: bytes the partial command needs in all
   std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
   bool closed_ = false;
-  bool paused_ = false;        // not reading while output is backed up
+  bool paused_ = false;        // running no command while output is backed up
+  bool input_ended_ = false;   // the client sent its end: closed once all it sent has run
   bool postponed_ = false;     // a command waits for CLIENT PAUSE to end
   bool interest_read_ = true;  // what epoll watches for now
   bool interest_write_ = false;

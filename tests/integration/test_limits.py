@@ -292,34 +292,61 @@ def test_pipelined_reads_of_a_large_value_are_back_pressured(start_server):
     flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
     flood.connect(("127.0.0.1", s.port))
     before = rss_kb(s.proc.pid)
-    # 300 000 GETs (7 MB, more than the kernel buffers between us hold): 300 GB of replies if the
-    # server produced them all.
+    # 300 000 GETs (7 MB): 300 GB of replies if the server produced them all.
     requests = command("GET", "big") * 300_000
-    sender = threading.Thread(target=lambda: _send_ignoring_close(flood, requests), daemon=True)
-    sender.start()
-    # The server reads a little, answers into a bounded buffer, then stops reading this client:
-    # the sender blocks in the kernel. Meanwhile others are served at once.
+    flood.settimeout(20)
+    flood.sendall(requests)  # read in full although no reply is: nothing blocks this write
+    # The server answers into a bounded buffer and then runs no more of this client's commands
+    # until it reads. Meanwhile others are served at once.
     observer = connect(s.port)
     for _ in range(20):
         settle(observer)
         assert c.get("missing") is None
     grown_mb = (rss_kb(s.proc.pid) - before) / 1024
     assert grown_mb < 64, f"server RSS grew by {grown_mb:.0f} MB for a client that does not read"
-    assert sender.is_alive(), "every request was accepted: nothing pushed back"
+    stats = c.info("commandstats")["cmdstat_get"]["calls"]
+    assert stats < 1000, f"{stats} GETs ran for a client that reads no reply"
+    # Its requests wait in the server (the last ones perhaps still in the kernel for a moment).
+    def waiting():
+        return sum(int(x["qbuf"]) for x in c.client_list() if x["cmd"] == "get")
+    assert wait_for(lambda: waiting() > 6_000_000), waiting()
     # The client now reads: every reply arrives intact, in order.
     reply = b"$1048576\r\n" + b"v" * (1 << 20) + b"\r\n"
     for _ in range(50):
         assert read_exactly(flood, len(reply), timeout=30) == reply
     flood.close()
-    sender.join(timeout=10)
     assert c.ping() is True
 
 
-def _send_ignoring_close(sock, data):
-    try:
-        sock.sendall(data)
-    except OSError:
-        pass
+def test_a_pipeline_written_whole_before_its_replies_are_read_completes(start_server):
+    # redis-py's pipeline writes every command, then reads: a server that stopped reading while
+    # replies wait would leave both sides blocked in their writes.
+    s = start_server()
+    c = s.client()
+    value = b"x" * 100_000
+    pipe = c.pipeline(transaction=False)
+    for i in range(100):
+        pipe.set(f"key{i}", value)
+        pipe.get(f"key{i}")
+    assert pipe.execute() == [True, value] * 100
+
+
+def test_commands_sent_before_a_half_close_run_although_their_replies_wait(start_server):
+    s = start_server()
+    c = s.client()
+    c.set("big", b"v" * (1 << 20))
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    sock.connect(("127.0.0.1", s.port))
+    sock.settimeout(20)
+    sock.sendall(command("GET", "big") * 20 + command("SET", "last", "ran"))
+    sock.shutdown(socket.SHUT_WR)  # the end arrives while replies are backed up
+    received = 0
+    while chunk := sock.recv(1 << 20):
+        received += len(chunk)
+    sock.close()
+    assert received == 20 * (len(b"$1048576\r\n") + (1 << 20) + 2) + len(b"+OK\r\n")
+    assert c.get("last") == b"ran"
 
 
 def test_output_buffer_hard_limit_disconnects_a_client_that_does_not_read(start_server):
