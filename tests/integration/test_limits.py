@@ -284,13 +284,20 @@ def test_query_buffer_limit_allows_a_command_within_it(start_server):
     assert s.client().strlen("k") == 900_000
 
 
-def test_pipelined_reads_of_a_large_value_are_back_pressured(start_server):
+def server_with_a_large_value(start_server):
+    """A server holding `big` (1 MiB), its client, and a connection with a small receive buffer,
+    whose replies back up in the server at once."""
     s = start_server()
     c = s.client()
     c.set("big", b"v" * (1 << 20))
-    flood = socket.socket()
-    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    flood.connect(("127.0.0.1", s.port))
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    slow.connect(("127.0.0.1", s.port))
+    return s, c, slow
+
+
+def test_pipelined_reads_of_a_large_value_are_back_pressured(start_server):
+    s, c, flood = server_with_a_large_value(start_server)
     before = rss_kb(s.proc.pid)
     # 300 000 GETs (7 MB): 300 GB of replies if the server produced them all.
     requests = command("GET", "big") * 300_000
@@ -332,12 +339,7 @@ def test_a_pipeline_written_whole_before_its_replies_are_read_completes(start_se
 
 
 def test_commands_sent_before_a_half_close_run_although_their_replies_wait(start_server):
-    s = start_server()
-    c = s.client()
-    c.set("big", b"v" * (1 << 20))
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    sock.connect(("127.0.0.1", s.port))
+    _, c, sock = server_with_a_large_value(start_server)
     sock.settimeout(20)
     sock.sendall(command("GET", "big") * 20 + command("SET", "last", "ran"))
     sock.shutdown(socket.SHUT_WR)  # the end arrives while replies are backed up
