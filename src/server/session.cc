@@ -142,12 +142,16 @@ void Session::prefetch_keys() {
   for (std::size_t i = 0; i < count; ++i) db.prefetch_record(hashes[i]);
 }
 
-// proto-max-bulk-len as this loop last copied it, capped at what a Blob can hold: a longer
-// argument is refused at its header, instead of failing Blob's size check (which stops the
-// process) once all its bytes have arrived.
+// proto-max-bulk-len, as this loop last copied it unless given, capped at what a Blob can hold:
+// a longer argument is refused at its header, instead of failing Blob's size check (which stops
+// the process) once all its bytes have arrived.
 resp::ParserLimits Session::parser_limits() const {
+  return parser_limits(host_.client_limits().max_bulk_len);
+}
+
+resp::ParserLimits Session::parser_limits(std::size_t max_bulk_len) const {
   resp::ParserLimits limits;
-  limits.max_bulk_len = std::min(host_.client_limits().max_bulk_len, Blob::kMaxBytes);
+  limits.max_bulk_len = std::min(max_bulk_len, Blob::kMaxBytes);
   limits.authenticated = client_.authenticated;
   return limits;
 }
@@ -195,6 +199,7 @@ void Session::process() {
   client_.last_active_ms = host_.unix_ms();
   resp::ReplyWriter writer(output_);
   resp::ParserLimits limits = parser_limits();
+  std::uint64_t config_seen = state_.config_generation;
   // A CONFIG SET on another loop changed the limit the batch was framed under: parse it again.
   if (limits.max_bulk_len != framed_max_bulk_len_) framed_.clear();
   note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
@@ -240,6 +245,13 @@ void Session::process() {
     if (state_.debug.clock_moved) {
       state_.debug.clock_moved = false;
       host_.refresh_clock();
+    }
+    if (state_.config_generation != config_seen) {
+      // A CONFIG SET of this batch: what follows it is parsed under its proto-max-bulk-len, as
+      // Redis parses each command after running the one before.
+      config_seen = state_.config_generation;
+      limits = parser_limits(static_cast<std::size_t>(state_.config.proto_max_bulk_len));
+      framed_.clear();
     }
     client_.end_request();
     input_.consume(parsed.consumed);

@@ -56,6 +56,7 @@ class Session final : public net::EventLoop::Handler {
   resp::ParseResult next_command(const resp::ParserLimits& limits,
                                  std::span<const std::string_view>& args);
   resp::ParserLimits parser_limits() const;
+  resp::ParserLimits parser_limits(std::size_t max_bulk_len) const;
   void prefetch_keys();
   void update_interest();
   void note_buffer_bytes();

@@ -200,6 +200,20 @@ def test_bulk_over_proto_max_bulk_len_is_refused_without_allocating(start_server
     assert s.client().get("k") is None
 
 
+def test_a_raised_proto_max_bulk_len_applies_to_the_rest_of_its_pipeline(start_server):
+    # Redis parses each command after running the one before: a CONFIG SET that raises the
+    # limit admits a larger bulk later in the same write, and one that lowers it refuses one.
+    s = start_server("--proto-max-bulk-len", "1mb")
+    sock = connect(s.port)
+    value = b"v" * ((1 << 20) + 1)
+    sock.sendall(command("CONFIG", "SET", "proto-max-bulk-len", "2mb") +
+                 command("SET", "x", value) + command("STRLEN", "x") +
+                 command("CONFIG", "SET", "proto-max-bulk-len", "1mb") + command("SET", "y", value))
+    expected = b"+OK\r\n+OK\r\n:1048577\r\n+OK\r\n" + PROTOCOL_ERROR + b"invalid bulk length\r\n"
+    assert read_until_closed(sock) == expected
+    assert s.client().get("y") is None
+
+
 def test_bulk_beyond_what_a_string_can_hold_is_refused_whatever_the_limits(start_server):
     # A stored string holds at most 2^31 - 1 bytes. With the limits raised past that, a longer
     # bulk is refused at its header, rather than read in full and then failing the store.
