@@ -290,6 +290,9 @@ struct ServerState {
   }
   std::uint64_t stale_clock_cycles = static_cast<std::uint64_t>(1000.0 * kStaleClockUsec);
   Logger logger;  // the server's log (Server::log)
+  // When a connection was last closed for sending an HTTP request (Session): logged once a
+  // minute at most, so that a flood of them cannot flood the log.
+  std::int64_t http_request_logged_ms = 0;
   Keyspace keyspace;
   MemoryBudget memory;        // maxmemory: what is counted, what is evicted (store/memory_budget.h)
   RecordCompactor compactor;  // activedefrag: the records' arena gives memory back

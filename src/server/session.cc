@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 
+#include "server/base/ascii.h"
 #include "server/commands/command_table.h"
 #include "server/net/socket.h"
 #include "server/resp/reply_writer.h"
@@ -18,6 +19,14 @@ namespace {
 constexpr std::size_t kPauseOutputBytes = 1 << 20;
 // Bytes asked of the socket per read (more when a large bulk is under way).
 constexpr std::size_t kReadChunk = 16 * 1024;
+
+// An HTTP request sent to this port, by a web page that makes a browser POST to it (cross-protocol
+// scripting), reads as commands: its request line's "POST" and its header's "Host:". Redis
+// closes such a client at once, with no reply to the request or to the commands before it in
+// the batch; so do we, before the request can reach MULTI or a command.
+bool is_http_request(std::string_view name) {
+  return option_is(name, "post") || option_is(name, "host:");
+}
 
 }  // namespace
 
@@ -108,6 +117,18 @@ void Session::read_and_process() {
   const HostLock lock(host_);
   if (over_query_limit()) closed_ = true;
   note_buffer_bytes();
+}
+
+void Session::refuse_http_request() {
+  if (host_.unix_ms() - state_.http_request_logged_ms > 60'000) {
+    state_.http_request_logged_ms = host_.unix_ms();
+    state_.logger.log("warning", "Closed client id=" + std::to_string(client_.id) +
+                                     " addr=" + client_.address +
+                                     ": it sent an HTTP request (POST or Host:), which a web page "
+                                     "may send to attack a cache through a browser");
+  }
+  output_.resize(sent_);  // the batch's replies are not sent either
+  closed_ = true;
 }
 
 // Checked after processing, so only a command that cannot complete within the limit counts.
@@ -230,6 +251,10 @@ void Session::process() {
       client_.close_after_reply = true;
       input_.consume(input_.unread_size());
       parser_.reset();
+      break;
+    }
+    if (is_http_request(args[0])) {
+      refuse_http_request();
       break;
     }
     writer.set_protocol(client_.protocol);

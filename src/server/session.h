@@ -61,6 +61,7 @@ class Session final : public net::EventLoop::Handler {
   void update_interest();
   void note_buffer_bytes();
   bool over_query_limit();
+  void refuse_http_request();
   bool over_output_limit(std::size_t pending);
 
   SessionHost& host_;

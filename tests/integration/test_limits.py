@@ -731,3 +731,31 @@ def test_bad_flag_exits_with_message(server_binary):
                          timeout=10)
     assert out.returncode == 1
     assert "port" in out.stderr and "argument couldn't be parsed into an integer" in out.stderr
+
+
+# ---- HTTP requests -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("request_bytes", [
+    b"PING\r\nPOST / HTTP/1.1\r\nHost: example\r\n\r\nPING\r\n",
+    b"GET / HTTP/1.1\r\nHost: example\r\n\r\n",  # GET's arity error goes unsent too
+    b"*1\r\n$4\r\npost\r\n",
+    b"*2\r\n$5\r\nHOST:\r\n$1\r\nx\r\n",
+], ids=["post", "get-then-host", "multibulk-post", "multibulk-host"])
+def test_an_http_request_closes_the_connection_without_a_reply(start_server, request_bytes):
+    # A web page can make a browser send one to a cache's port: as Redis does, the connection is
+    # closed, with no reply to it or to the commands before it in the same read.
+    s = start_server()
+    sock = connect(s.port)
+    sock.sendall(request_bytes)
+    assert read_until_closed(sock) == b""
+    assert s.client().ping() is True
+
+
+def test_an_http_request_inside_multi_closes_the_connection(start_server):
+    s = start_server()
+    sock = connect(s.port)
+    sock.sendall(command("MULTI"))
+    assert read_exactly(sock, b"+OK\r\n") == b"+OK\r\n"
+    sock.sendall(b"POST / HTTP/1.1\r\n")
+    assert read_until_closed(sock) == b""
+    assert s.client().ping() is True
