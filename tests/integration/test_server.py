@@ -255,8 +255,8 @@ def test_debug_answers_redis_texts(r):
     assert lines[0] == "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"
     assert lines[-2:] == ["HELP", "    Prints this help."]
     listed = {l.split()[0] for l in lines[1:] if not l.startswith(" ")}
-    assert listed == {"ADVANCE-CLOCK", "RELOAD", "SET-ACTIVE-EXPIRE", "SLEEP", "SNAPSHOT-SLICE",
-                      "HELP"}
+    assert listed == {"ADVANCE-CLOCK", "PROTOCOL", "RELOAD", "SET-ACTIVE-EXPIRE", "SLEEP",
+                      "SNAPSHOT-SLICE", "HELP"}
 
 
 def test_client_list_names_the_last_command_asked_as_redis_does(server, r):

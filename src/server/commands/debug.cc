@@ -5,6 +5,7 @@
 //   DEBUG SNAPSHOT-SLICE <slots>  slots a BGSAVE hands over per tick (0 pauses it, -1: default),
 //                              so tests can write while a BGSAVE provably runs
 //   DEBUG RELOAD               Redis's: save, empty the keyspace, load the file back
+//   DEBUG PROTOCOL <type>      Redis's: one reply of a RESP type, for clients' tests
 //   DEBUG HELP
 #include <chrono>
 #include <cstdlib>
@@ -26,6 +27,9 @@ void debug_help(CommandContext& ctx) {
       "    Move the server's clocks forward: keys expire as if the time had passed.",
       "RELOAD",
       "    Save the RDB on disk, empty the keyspace and load the file back.",
+      "PROTOCOL <type>",
+      "    Reply with a sample of a RESP type: string, integer, double, bignum, null, array,",
+      "    set, map, attrib, push, verbatim, true or false.",
       "SET-ACTIVE-EXPIRE <0|1>",
       "    Setting it to 0 disables expiring keys in background when they are not accessed.",
       "SLEEP <seconds>",
@@ -36,6 +40,57 @@ void debug_help(CommandContext& ctx) {
       "    Prints this help.",
   };
   ctx.reply.simple_lines(kLines);
+}
+
+// DEBUG PROTOCOL <type>: a sample reply of each RESP type, the bytes Redis sends, so that a
+// client's tests of its reply reader pass against us too.
+void debug_protocol(CommandContext& ctx, std::string_view type) {
+  resp::ReplyWriter& reply = ctx.reply;
+  const auto zero_one_two = [&] {
+    for (int i = 0; i < 3; ++i) reply.integer(i);
+  };
+  if (option_is(type, "string")) return reply.bulk("Hello World");
+  if (option_is(type, "integer")) return reply.integer(12345);
+  if (option_is(type, "double")) return reply.double_value(3.141);
+  if (option_is(type, "bignum")) return reply.big_number("1234567999999999999999999999999999999");
+  if (option_is(type, "null")) return reply.null();
+  if (option_is(type, "true") || option_is(type, "false"))
+    return reply.boolean(option_is(type, "true"));
+  if (option_is(type, "verbatim")) return reply.verbatim("This is a verbatim\nstring");
+  if (option_is(type, "array")) {
+    reply.array(3);
+    return zero_one_two();
+  }
+  if (option_is(type, "set")) {
+    reply.set(3);
+    return zero_one_two();
+  }
+  if (option_is(type, "map")) {
+    reply.map(3);
+    for (int i = 0; i < 3; ++i) {
+      reply.integer(i);
+      reply.boolean(i == 1);
+    }
+    return;
+  }
+  if (option_is(type, "attrib")) {
+    if (reply.resp3()) {  // an attribute annotates the reply after it, which RESP2 gets alone
+      reply.attribute(1);
+      reply.bulk("key-popularity");
+      reply.array(2);
+      reply.bulk("key:123");
+      reply.integer(90);
+    }
+    return reply.bulk("Some real reply following the attribute");
+  }
+  if (option_is(type, "push")) {
+    if (!reply.resp3()) return reply.error(errors::kResp2Unsupported);
+    reply.push(2);
+    reply.bulk("server-cpu-usage");
+    reply.integer(42);
+    return reply.bulk("Some real reply following the push reply");
+  }
+  reply.error(errors::kDebugProtocolType);
 }
 
 // Refused before it runs unless enable-debug-command is yes (kProtected, command_table.cc).
@@ -62,6 +117,7 @@ void debug(CommandContext& ctx) {
       std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(micros));
     return ctx.reply.ok();
   }
+  if (option_is(sub, "PROTOCOL") && ctx.argc() == 3) return debug_protocol(ctx, ctx.args[2]);
   if (option_is(sub, "SET-ACTIVE-EXPIRE") && ctx.argc() == 3) {
     ctx.server.debug.active_expire = ctx.args[2] != "0";
     return ctx.reply.ok();

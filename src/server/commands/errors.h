@@ -145,6 +145,10 @@ inline constexpr std::string_view kDebugNotAllowed =
     "can run it from a local connection, otherwise you need to set this option in the "
     "configuration file, and then restart the server.";
 inline constexpr std::string_view kDebugSaveFailed = "ERR Error trying to save the DB";
+inline constexpr std::string_view kDebugProtocolType =
+    "ERR Wrong protocol type name. Please use one of the following: "
+    "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false";
+inline constexpr std::string_view kResp2Unsupported = "ERR RESP2 is not supported by this command";
 inline constexpr std::string_view kDebugLoadFailed =
     "ERR Error trying to load the RDB dump, check server logs.";
 

@@ -97,6 +97,13 @@ void ReplyWriter::verbatim(std::string_view text) {
   out_->append("\r\n", 2);
 }
 
+void ReplyWriter::big_number(std::string_view digits) {
+  if (!resp3_) return bulk(digits);
+  out_->push_back('(');
+  out_->append(digits);
+  out_->append("\r\n", 2);
+}
+
 std::string format_double(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   if (std::isnan(value)) return "nan";

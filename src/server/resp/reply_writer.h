@@ -46,12 +46,15 @@ class ReplyWriter {
   void push(std::size_t count);  // RESP3 out-of-band; RESP2: an array
   void double_value(double value);
   void boolean(bool value);
-  void verbatim(std::string_view text);
+  void verbatim(std::string_view text);      // RESP3 "txt" verbatim string; RESP2 bulk
+  void big_number(std::string_view digits);  // RESP3 (digits; RESP2 bulk
+  // RESP3 only (callers check resp3()): `pairs` attribute pairs, then the reply they annotate.
+  void attribute(std::size_t pairs) { header('|', static_cast<long long>(pairs)); }
   // An array of simple strings: the HELP replies.
   void simple_lines(std::span<const std::string_view> lines) {
     array(lines.size());
     for (std::string_view line : lines) simple(line);
-  }  // RESP3 "txt" verbatim string; RESP2 bulk
+  }
 
   // Bytes written so far (in the buffer written to now: see set_silenced).
   std::size_t mark() const { return out_->size(); }

@@ -79,6 +79,20 @@ TEST(ReplyWriter, VerbatimIsABulkInResp2) {
             Pair("$10\r\n# Server\r\n\r\n", "=14\r\ntxt:# Server\r\n\r\n"));
 }
 
+TEST(ReplyWriter, BigNumberIsABulkInResp2) {
+  EXPECT_EQ(
+      both([](ReplyWriter& w) { w.big_number("-123456789012345678901234567890"); }),
+      Pair("$31\r\n-123456789012345678901234567890\r\n", "(-123456789012345678901234567890\r\n"));
+}
+
+TEST(ReplyWriter, AnAttributeCountsPairs) {
+  std::string out;
+  ReplyWriter w(out);
+  w.set_protocol(3);
+  w.attribute(2);
+  EXPECT_EQ(out, "|2\r\n");
+}
+
 TEST(ReplyWriter, ProtocolCanChangeBetweenReplies) {
   std::string out;
   ReplyWriter w(out);
