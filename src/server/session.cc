@@ -24,7 +24,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // scripting), reads as commands: its request line's "POST" and its header's "Host:". Redis
 // closes such a client at once, with no reply to the request or to the commands before it in
 // the batch; so do we, before the request can reach MULTI or a command.
-// Asked of every command: most names are told apart by their first byte, which halves the cost
+//
+// Asked of every command, so the first byte rules out most names before the full comparison
 // (callgrind, GET and SET: 46 -> 24 instructions a call out of line).
 bool is_http_request(std::string_view name) {
   const char first = name.empty() ? '\0' : ascii_lower(name[0]);
