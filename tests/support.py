@@ -113,3 +113,9 @@ def server_unix_ms(client):
     now = client.pexpiretime("__clock_probe") - 10**9
     client.delete("__clock_probe")
     return now
+
+
+def sanitizer_build(client):
+    """Whether the server runs under a sanitizer, whose allocator hides glibc's heap count: the
+    startup baseline that count gave reads 0 (store/memory_budget.h), and the RSS is inflated."""
+    return client.info("memory")["used_memory_startup"] == 0

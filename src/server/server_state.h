@@ -305,7 +305,6 @@ struct ServerState {
   bool shutdown_requested = false;
   // Set (under the lock) once a shutdown is decided; every loop stops after its batch.
   std::atomic<bool> stopping{false};
-  std::size_t used_memory_peak = 0;             // highest used_memory INFO has seen
   std::vector<std::unique_ptr<IoCounters>> io;  // by loop index
 
   ServerStats stats;

@@ -18,16 +18,9 @@
 #include "chronocache/stats.h"
 #include "server/base/version.h"
 #include "server/commands/command_table.h"
+#include "server/commands/memory_report.h"
 
 namespace chronocached {
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages_total = 0;
-  std::size_t pages_resident = 0;
-  statm >> pages_total >> pages_resident;
-  return pages_resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
 chronocache::CacheStats engine_totals(const ServerState& server) {
   chronocache::CacheStats total;
   for (std::size_t i = 0; i < server.keyspace.count(); ++i) total += server.keyspace.db(i).stats();
@@ -163,24 +156,17 @@ void clients_section(InfoText& info, const ServerState& server) {
 
 // used_memory is maxmemory's own figure (store/memory_budget.h says what it counts): the number
 // eviction compares with the budget, so a client reading INFO sees what the server acts on. The
-// allocator's own count is not reported here: glibc's mallinfo2 walks the free lists, ~25 ms
-// with 2 M keys freed and allocated (measured by the expiry benchmark, which polls INFO), so
-// only MEMORY STATS, a diagnostic, pays for it. Redis too reports allocator_* only under jemalloc.
+// rest of the section splits it as MEMORY STATS does (commands/memory_report.h).
 void memory_section(InfoText& info, ServerState& server) {
-  const MemoryBudget& memory = server.memory;
-  const std::size_t rss = resident_bytes();
-  const std::size_t used = memory.used();
-  server.used_memory_peak = std::max(server.used_memory_peak, used);
+  const MemoryReport memory = memory_report(server);
+  const std::size_t used = memory.total;
+  const std::size_t rss = memory.rss;
   const auto system_memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                              static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   const auto maxmemory = static_cast<std::uint64_t>(server.config.maxmemory);
-  const std::size_t dataset = memory.dataset_bytes();
-  const std::size_t overhead = memory.baseline() + memory.client_bytes();
-  const auto percent_of = [](std::size_t part, std::size_t whole) {
+  const auto percent = [](float value) {
     char text[32];
-    std::snprintf(
-        text, sizeof(text), "%.2f%%",
-        whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    std::snprintf(text, sizeof(text), "%.2f%%", static_cast<double>(value));
     return std::string(text);
   };
   info.section("Memory");
@@ -188,13 +174,16 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("used_memory_human", human_bytes(used));
   info.field("used_memory_rss", rss);
   info.field("used_memory_rss_human", human_bytes(rss));
-  info.field("used_memory_peak", server.used_memory_peak);
-  info.field("used_memory_peak_human", human_bytes(server.used_memory_peak));
-  info.field("used_memory_peak_perc", percent_of(used, server.used_memory_peak));
-  info.field("used_memory_overhead", overhead);
-  info.field("used_memory_startup", memory.baseline());
-  info.field("used_memory_dataset", dataset);
-  info.field("used_memory_dataset_perc", percent_of(dataset, used));
+  info.field("used_memory_peak", memory.peak);
+  info.field("used_memory_peak_human", human_bytes(memory.peak));
+  info.field("used_memory_peak_perc", percent(memory.peak_percent()));
+  info.field("used_memory_overhead", memory.overhead);
+  info.field("used_memory_startup", memory.startup);
+  info.field("used_memory_dataset", memory.dataset);
+  info.field("used_memory_dataset_perc", percent(memory.dataset_percent()));
+  info.field("allocator_allocated", memory.allocator_allocated());
+  info.field("allocator_active", memory.allocator_active());
+  info.field("allocator_resident", memory.allocator_resident());
   info.field("total_system_memory", system_memory);
   info.field("total_system_memory_human", human_bytes(system_memory));
   // No scripting (EVAL, FUNCTION): no Lua VM, no scripts, no functions. Redis's fields, at 0.
@@ -212,14 +201,21 @@ void memory_section(InfoText& info, ServerState& server) {
   info.field("maxmemory", maxmemory);
   info.field("maxmemory_human", human_bytes(maxmemory));
   info.field("maxmemory_policy", server.config.maxmemory_policy);
-  info.fixed("mem_fragmentation_ratio",
-             used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used), 2);
-  info.field("mem_fragmentation_bytes", static_cast<long long>(rss) - static_cast<long long>(used));
+  // The allocator's lines from its stand-in figures (memory_report.h): allocator and total
+  // fragmentation are the same ratio, the allocator's own RSS overhead none.
+  info.fixed("allocator_frag_ratio", memory.allocator_fragmentation(), 2);
+  info.field("allocator_frag_bytes", memory.allocator_fragmentation_bytes());
+  info.fixed("allocator_rss_ratio", 1.0, 2);
+  info.field("allocator_rss_bytes", 0);
+  info.fixed("rss_overhead_ratio", 1.0, 2);
+  info.field("rss_overhead_bytes", 0);
+  info.fixed("mem_fragmentation_ratio", memory.fragmentation(), 2);
+  info.field("mem_fragmentation_bytes", memory.fragmentation_bytes());
   info.field("mem_not_counted_for_evict", 0);  // no replication backlog or AOF buffer
   info.field("mem_replication_backlog", 0);
   info.field("mem_total_replication_buffers", 0);
   info.field("mem_clients_slaves", 0);
-  info.field("mem_clients_normal", memory.client_bytes());
+  info.field("mem_clients_normal", memory.clients);
   info.field("mem_cluster_links", 0);  // no cluster bus (docs/design/server.md, "Cluster mode")
   info.field("mem_aof_buffer", 0);
   info.field("mem_allocator", "libc");
@@ -604,7 +600,7 @@ void reset_stats(ServerState& server) {
   stats.latency.clear();
   stats.errors.clear();
   server.snapshots.reset_saves();
-  // used_memory_peak stays: Redis's RESETSTAT keeps the peak too.
+  // The memory peak stays (MemoryBudget::peak): Redis's RESETSTAT keeps it too.
   server.restart_rates();  // after the counters: the rates count from zero
 }
 

@@ -21,8 +21,6 @@ namespace chronocached {
 // INFO [section ...]
 void info_command(CommandContext& ctx);
 
-// The process's resident set in bytes (/proc/self/statm), as INFO's used_memory_rss.
-std::size_t resident_bytes();
 // Hits, misses and expirations summed over every database's engine, since start.
 chronocache::CacheStats engine_totals(const ServerState& server);
 

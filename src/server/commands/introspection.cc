@@ -1,10 +1,9 @@
 // OBJECT ENCODING FREQ IDLETIME REFCOUNT HELP and MEMORY USAGE STATS DOCTOR MALLOC-STATS PURGE
 // HELP. Every value is a string, so OBJECT answers what Redis answers for strings; what we do not
-// track (access times and frequencies, an allocation peak) is reported as such, never invented.
+// track (access times and frequencies) is reported as such, never invented.
 #include "server/commands/introspection.h"
 
 #include <malloc.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include "chronocache/table/segmented_table.h"
 #include "server/commands/arguments.h"
 #include "server/commands/errors.h"
+#include "server/commands/memory_report.h"
 
 namespace chronocached {
 namespace {
@@ -164,122 +164,139 @@ void memory_usage(CommandContext& ctx) {
   ctx.reply.integer(static_cast<long long>(bytes));
 }
 
-std::size_t allocated_bytes() {
-  const struct mallinfo2 info = ::mallinfo2();
-  return info.uordblks + info.hblkhd;  // in-use arena chunks plus mmapped large blocks
-}
-
-std::size_t resident_bytes() {
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (statm == nullptr) return 0;
-  unsigned long long size_pages = 0;
-  unsigned long long resident_pages = 0;
-  const int read = std::fscanf(statm, "%llu %llu", &size_pages, &resident_pages);
-  std::fclose(statm);
-  if (read != 2) return 0;
-  return static_cast<std::size_t>(resident_pages) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-double ratio(std::size_t numerator, std::size_t denominator) {
-  // Redis computes these as floats and replies them as doubles: keep its rounding.
-  return denominator == 0
-             ? 0.0
-             : static_cast<double>(static_cast<float>(numerator) / static_cast<float>(denominator));
-}
-
-long long as_reply(std::size_t n) { return static_cast<long long>(n); }
-long long difference(std::size_t a, std::size_t b) {
-  return static_cast<long long>(a) - static_cast<long long>(b);
-}
-
-// MEMORY STATS: Redis's fields in Redis's order. What we do not track is reported as what it
-// is here: no replication, Lua, AOF or cluster (0); no allocation peak (the current total).
-// startup.allocated is maxmemory's baseline (store/memory_budget.h). malloc figures come from
-// glibc's mallinfo2, RSS from /proc.
+// MEMORY STATS: Redis's fields in Redis's order, from the figures INFO reports
+// (memory_report.h). What we do not have (replication, Lua, AOF, cluster links, a separate
+// expires table) is 0.
 void memory_stats(CommandContext& ctx) {
-  const std::size_t total = allocated_bytes();
-  const std::size_t rss = resident_bytes();
-  const std::size_t clients = ctx.server.memory.client_bytes();  // kept as a running sum
-  std::size_t keys = 0;
-  std::size_t tables = 0;
-  std::vector<std::pair<std::size_t, std::size_t>> db_tables;  // (index, table bytes)
-  for (std::size_t i = 0; i < ctx.server.keyspace.count(); ++i) {
-    const Db& db = ctx.server.keyspace.db(i);
-    const std::size_t live = db.size(ctx.now);
-    tables += db.table_bytes();
-    if (live == 0) continue;
-    keys += live;
-    db_tables.emplace_back(i, db.table_bytes());
-  }
-  const std::size_t overhead = clients + tables;
-  const std::size_t dataset = total > overhead ? total - overhead : 0;
-
-  ctx.reply.map(27 + db_tables.size());
+  const MemoryReport memory = memory_report(ctx.server);
+  ctx.reply.map(27 + memory.tables.size());
   const auto field = [&](std::string_view name, long long value) {
     ctx.reply.bulk(name);
     ctx.reply.integer(value);
   };
-  const auto real = [&](std::string_view name, double value) {
-    ctx.reply.bulk(name);
-    ctx.reply.double_value(value);
+  const auto bytes = [&](std::string_view name, std::size_t value) {
+    field(name, static_cast<long long>(value));
   };
-  field("peak.allocated", as_reply(total));
-  field("total.allocated", as_reply(total));
-  field("startup.allocated", as_reply(ctx.server.memory.baseline()));
+  const auto real = [&](std::string_view name, float value) {
+    ctx.reply.bulk(name);
+    ctx.reply.double_value(value);  // the float, widened, as Redis replies it
+  };
+  bytes("peak.allocated", memory.peak);
+  bytes("total.allocated", memory.total);
+  bytes("startup.allocated", memory.startup);
   field("replication.backlog", 0);
   field("clients.slaves", 0);
-  field("clients.normal", as_reply(clients));
+  bytes("clients.normal", memory.clients);
   field("cluster.links", 0);
   field("aof.buffer", 0);
   field("lua.caches", 0);
   field("functions.caches", 0);
-  for (const auto& [index, bytes] : db_tables) {
+  for (const auto& [index, table_bytes] : memory.tables) {
     char name[32];
     std::snprintf(name, sizeof(name), "db.%zu", index);
     ctx.reply.bulk(name);
     ctx.reply.map(3);
-    field("overhead.hashtable.main", as_reply(bytes));
+    bytes("overhead.hashtable.main", table_bytes);
     field("overhead.hashtable.expires", 0);  // deadlines live in the slots
     field("overhead.hashtable.slot-to-keys", 0);
   }
-  field("overhead.total", as_reply(overhead));
-  field("keys.count", as_reply(keys));
-  field("keys.bytes-per-key", keys == 0 ? 0 : as_reply(total / keys));
-  field("dataset.bytes", as_reply(dataset));
-  real("dataset.percentage", ratio(dataset * 100, total));
-  real("peak.percentage", total == 0 ? 0.0 : 100.0);
-  field("allocator.allocated", as_reply(total));
-  field("allocator.active", as_reply(total));
-  field("allocator.resident", as_reply(rss));
-  real("allocator-fragmentation.ratio", total == 0 ? 0.0 : 1.0);
-  field("allocator-fragmentation.bytes", 0);
-  real("allocator-rss.ratio", ratio(rss, total));
-  field("allocator-rss.bytes", difference(rss, total));
-  real("rss-overhead.ratio", rss == 0 ? 0.0 : 1.0);
+  bytes("overhead.total", memory.overhead);
+  bytes("keys.count", memory.keys);
+  bytes("keys.bytes-per-key", memory.bytes_per_key());
+  bytes("dataset.bytes", memory.dataset);
+  real("dataset.percentage", memory.dataset_percent());
+  real("peak.percentage", memory.peak_percent());
+  bytes("allocator.allocated", memory.allocator_allocated());
+  bytes("allocator.active", memory.allocator_active());
+  bytes("allocator.resident", memory.allocator_resident());
+  real("allocator-fragmentation.ratio", memory.allocator_fragmentation());
+  field("allocator-fragmentation.bytes", memory.allocator_fragmentation_bytes());
+  real("allocator-rss.ratio", 1.0f);
+  field("allocator-rss.bytes", 0);
+  real("rss-overhead.ratio", 1.0f);
   field("rss-overhead.bytes", 0);
-  real("fragmentation", ratio(rss, total));
-  field("fragmentation.bytes", difference(rss, total));
+  real("fragmentation", memory.fragmentation());
+  field("fragmentation.bytes", memory.fragmentation_bytes());
 }
 
-// MEMORY DOCTOR: Redis's verdicts for a small instance and for one with nothing to report. We
-// run none of its checks (peak vs. current, fragmentation, big client buffers) yet.
+// MEMORY DOCTOR: Redis's checks on the same figures, with its texts. Those about replicas, Lua
+// scripts and the allocator's own RSS cannot fire here (no replicas or scripts; the allocator's
+// RSS is the process's, memory_report.h), so only their thresholds' kin are kept.
 void memory_doctor(CommandContext& ctx) {
-  constexpr std::size_t kTooSmallToJudge = 5 * 1024 * 1024;  // Redis's threshold
-  if (allocated_bytes() < kTooSmallToJudge) {
+  constexpr std::size_t kTooSmallToJudge = 5 * 1024 * 1024;
+  constexpr long long kLargeFragmentation = 10 << 20;
+  constexpr std::size_t kLargeClientBuffers = 200 * 1024;  // a client, on average
+  const MemoryReport memory = memory_report(ctx.server);
+  if (memory.total < kTooSmallToJudge) {
     return ctx.reply.verbatim(
         "Hi Sam, this instance is empty or is using very little memory, my issues detector can't "
         "be used in these conditions. Please, leave for your mission on Earth and fill it with "
         "some data. The new Sam and I will be back to our programming as soon as I finished "
         "rebooting.\n");
   }
-  ctx.reply.verbatim(
-      "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
-      "occurs on this base.\n");
+  std::size_t clients = 0;
+  for (const auto& [id, client] : ctx.server.clients.by_id) clients += client->killed ? 0 : 1;
+  const bool big_peak = static_cast<float>(memory.peak) / static_cast<float>(memory.total) > 1.5f;
+  const bool high_fragmentation =
+      memory.fragmentation() > 1.4f && memory.fragmentation_bytes() > kLargeFragmentation;
+  const bool high_allocator_fragmentation =
+      memory.allocator_fragmentation() > 1.1f &&
+      memory.allocator_fragmentation_bytes() > kLargeFragmentation;
+  const bool big_client_buffers = clients != 0 && memory.clients / clients > kLargeClientBuffers;
+  if (!big_peak && !high_fragmentation && !high_allocator_fragmentation && !big_client_buffers) {
+    return ctx.reply.verbatim(
+        "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+        "occurs on this base.\n");
+  }
+  std::string report = "Sam, I detected a few issues in this Redis instance memory implants:\n\n";
+  if (big_peak) {
+    report +=
+        " * Peak memory: In the past this instance used more than 150% the memory that is "
+        "currently using. The allocator is normally not able to release memory after a peak, so "
+        "you can expect to see a big fragmentation ratio, however this is actually harmless and "
+        "is only due to the memory peak, and if the Redis instance Resident Set Size (RSS) is "
+        "currently bigger than expected, the memory will be used as soon as you fill the Redis "
+        "instance with more data. If the memory peak was only occasional and you want to try to "
+        "reclaim memory, please try the MEMORY PURGE command, otherwise the only other option is "
+        "to shutdown and restart the instance.\n\n";
+  }
+  if (high_fragmentation) {
+    report +=
+        " * High total RSS: This instance has a memory fragmentation and RSS overhead greater "
+        "than 1.4 (this means that the Resident Set Size of the Redis process is much larger "
+        "than the sum of the logical allocations Redis performed). This problem is usually due "
+        "either to a large peak memory (check if there is a peak memory entry above in the "
+        "report) or may result from a workload that causes the allocator to fragment memory a "
+        "lot. If the problem is a large peak memory, then there is no issue. Otherwise, make "
+        "sure you are using the Jemalloc allocator and not the default libc malloc. Note: The "
+        "currently used allocator is \"libc\".\n\n";
+  }
+  if (high_allocator_fragmentation) {
+    report +=
+        " * High allocator fragmentation: This instance has an allocator external fragmentation "
+        "greater than 1.1. This problem is usually due either to a large peak memory (check if "
+        "there is a peak memory entry above in the report) or may result from a workload that "
+        "causes the allocator to fragment memory a lot. You can try enabling 'activedefrag' "
+        "config option.\n\n";
+  }
+  if (big_client_buffers) {
+    report +=
+        " * Big client buffers: The clients output buffers in this instance are greater than "
+        "200K per client (on average). This may result from different causes, like Pub/Sub "
+        "clients subscribed to channels bot not receiving data fast enough, so that data piles "
+        "on the Redis instance output buffer, or clients sending commands with large replies or "
+        "very large sequences of commands in the same pipeline. Please use the CLIENT LIST "
+        "command in order to investigate the issue if it causes problems in your instance, or to "
+        "understand better why certain clients are using a big amount of memory.\n\n";
+  }
+  report += "I'm here to keep you safe, Sam. I want to help you.\n";
+  ctx.reply.verbatim(report);
 }
 
-// Redis built without jemalloc answers this status; glibc's malloc_info XML is no substitute.
+// Redis built without jemalloc answers this text, as a bulk string; glibc's malloc_info XML is
+// no substitute.
 void memory_malloc_stats(CommandContext& ctx) {
-  ctx.reply.simple("Stats not supported for the current allocator");
+  ctx.reply.bulk("Stats not supported for the current allocator");
 }
 
 // glibc's counterpart of jemalloc's purge: give free heap pages back to the kernel.

@@ -10,6 +10,7 @@
 #include "server/base/version.h"
 #include "server/commands/command_table.h"
 #include "server/commands/info.h"
+#include "server/commands/memory_report.h"
 
 namespace chronocached {
 namespace {

@@ -94,6 +94,7 @@ void MemoryBudget::refresh_all() {
     cached_db_bytes_[i] = keyspace_->db(i).memory_used();
     cached_dataset_ += cached_db_bytes_[i];
   }
+  peak_ = std::max(peak_, cached_dataset_ + client_bytes() + baseline_);
 }
 
 MemoryBudget::EvictResult MemoryBudget::evict(TimePoint now, std::size_t db) {

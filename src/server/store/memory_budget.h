@@ -12,8 +12,8 @@
 //   * a baseline: the heap in use when the server started, minus its empty databases (the
 //     command tables, config, the loop), fixed for the life of the process.
 // Not counted: the allocator's free lists and fragmentation, and allocations after start that
-// belong to none of the above (per-session objects, INFO's strings). INFO reports this figure as
-// used_memory beside the RSS; MEMORY STATS adds glibc's own count (mallinfo2, too slow for INFO).
+// belong to none of the above (per-session objects, INFO's strings). INFO and MEMORY STATS report
+// this figure as used_memory beside the RSS (commands/memory_report.h).
 //
 // Cost: summing 16 databases' memory_used() took ~620 instructions (callgrind, per SET), as much
 // as the rest of a pipelined SET. So the budget keeps each database's last figure and their sum:
@@ -48,6 +48,7 @@
 // in slices while other clients are served (1 M keys halved: 182 ms, PING at most 3 ms).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +91,16 @@ class MemoryBudget {
   std::size_t dataset_bytes() const;
   std::size_t baseline() const { return baseline_; }
   std::size_t client_bytes() const { return client_bytes_.load(std::memory_order_relaxed); }
+  // The highest used() that a tick (background_step), INFO or MEMORY has read: Redis's
+  // used_memory_peak, which its cron samples likewise, so a peak that comes and goes between two
+  // readings is missed. CONFIG RESETSTAT keeps it, as Redis's does.
+  std::size_t peak() const { return peak_; }
+  // used(), raising peak() to it.
+  std::size_t read_used() {
+    const std::size_t bytes = used();
+    peak_ = std::max(peak_, bytes);
+    return bytes;
+  }
   // Fixes the baseline: the heap in use now (mallinfo2) less the databases. Called once at start,
   // with the databases empty. Sanitizer builds hide the allocator's count: the baseline is 0.
   void measure_baseline();
@@ -157,6 +168,7 @@ class MemoryBudget {
   Keyspace* keyspace_;
   Settings settings_;
   std::size_t baseline_ = 0;
+  std::size_t peak_ = 0;
   std::vector<std::size_t> cached_db_bytes_;  // each database's memory_used() when last read
   std::size_t cached_dataset_ = 0;            // their sum
   std::atomic<std::size_t> client_bytes_{0};

@@ -66,6 +66,19 @@ TEST_F(MemoryBudgetTest, InPlaceEditsAreCountedAndEverythingIsGivenBackOnErase) 
   EXPECT_EQ(budget_.dataset_bytes(), empty);  // exact: every byte counted in was counted out
 }
 
+TEST_F(MemoryBudgetTest, ThePeakIsTheHighestUseATickOrAReadingSaw) {
+  const std::size_t empty = budget_.read_used();
+  EXPECT_EQ(budget_.peak(), empty);
+  db().put("big", std::string(200000, 'x'), kNoExpiry, now_);
+  EXPECT_EQ(budget_.peak(), empty);  // a write alone does not sample it, as in Redis
+  budget_.background_step(now_);     // the tick does
+  const std::size_t loaded = budget_.used();
+  EXPECT_EQ(budget_.peak(), loaded);
+  EXPECT_TRUE(db().erase("big", now_));
+  EXPECT_EQ(budget_.read_used(), empty);
+  EXPECT_EQ(budget_.peak(), loaded);  // kept after the memory went
+}
+
 TEST_F(MemoryBudgetTest, NoevictionFailsOverBudgetAndEvictsNothing) {
   for (int i = 0; i < 100; ++i) db().put(key(i), std::string(1000, 'v'), kNoExpiry, now_);
   configure(MaxmemoryPolicy::kNoEviction, budget_.used() / 2);

@@ -1,0 +1,87 @@
+"""MEMORY STATS, MEMORY DOCTOR and INFO memory tell one story (commands/memory_report.h): the same
+used_memory, split as Redis splits it into startup, client buffers, tables and the dataset, and
+the doctor's verdicts drawn from those figures with Redis's thresholds.
+"""
+import pytest
+
+from support import connect, read_exactly, sanitizer_build, send
+
+NOT_SUPPORTED = b"Stats not supported for the current allocator"
+
+
+def fill(client, count, value_bytes, prefix="k"):
+    pipe = client.pipeline(transaction=False)
+    for start in range(0, count, 1000):
+        pipe.mset({f"{prefix}:{i}": "v" * value_bytes for i in range(start, start + 1000)})
+    pipe.execute()
+
+
+def test_memory_stats_splits_used_memory_as_info_does(own):
+    fill(own, 20_000, 100)
+    stats = own.memory_stats()  # its ratios are doubles: strings in RESP2 (redis-py leaves them)
+    info = own.info("memory")
+    total = stats["total.allocated"]
+    # Both read the same count; only the two requests' own buffer bytes may differ.
+    assert abs(total - info["used_memory"]) <= 1024, (total, info["used_memory"])
+    assert abs(stats["overhead.total"] - info["used_memory_overhead"]) <= 1024
+    assert stats["startup.allocated"] == info["used_memory_startup"]
+    assert total >= 20_000 * 100  # the values are in it (the heap's count alone missed them)
+    # The overhead is the startup, the client buffers and the tables; the other 15 databases'
+    # empty tables are in it too, unlisted.
+    listed = (stats["startup.allocated"] + stats["clients.normal"]
+              + stats["db.0"]["overhead.hashtable.main"])
+    assert 0 <= stats["overhead.total"] - listed <= 64 * 1024
+    assert stats["dataset.bytes"] == total - stats["overhead.total"]
+    assert stats["keys.count"] == 20_000
+    assert stats["keys.bytes-per-key"] == (total - stats["startup.allocated"]) // 20_000
+    assert float(stats["dataset.percentage"]) == pytest.approx(
+        100 * stats["dataset.bytes"] / (total - stats["startup.allocated"]), rel=1e-5)
+    assert stats["peak.allocated"] >= total
+    assert float(stats["peak.percentage"]) == pytest.approx(100 * total / stats["peak.allocated"],
+                                                     rel=1e-5)
+    # libc's stand-ins, as Redis built with libc reports them: allocated is used_memory, active
+    # and resident the RSS.
+    assert stats["allocator.allocated"] == total
+    assert stats["allocator.active"] == stats["allocator.resident"] > 0
+    assert float(stats["fragmentation"]) == pytest.approx(stats["allocator.resident"] / total, rel=1e-5)
+    assert stats["fragmentation.bytes"] == stats["allocator.resident"] - total
+    assert info["allocator_allocated"] == info["used_memory"]
+    assert info["allocator_active"] == info["allocator_resident"] == info["used_memory_rss"]
+
+
+def test_memory_doctor_reports_a_peak_far_above_what_is_used_now(own):
+    fill(own, 40_000, 1000)
+    peak = own.info("memory")["used_memory_peak"]
+    own.delete(*[f"k:{i}" for i in range(30_000)])
+    stats = own.memory_stats()
+    assert stats["peak.allocated"] == peak > 1.5 * stats["total.allocated"]
+    assert stats["total.allocated"] > 5 * 1024 * 1024  # large enough to be judged
+    report = own.execute_command("MEMORY", "DOCTOR")
+    assert report.startswith("Sam, I detected a few issues in this Redis instance memory implants")
+    assert " * Peak memory: In the past this instance used more than 150% the memory" in report
+    assert report.endswith("I'm here to keep you safe, Sam. I want to help you.\n")
+
+
+def test_memory_doctor_finds_nothing_wrong_with_a_plainly_loaded_instance(own):
+    if sanitizer_build(own):
+        pytest.skip("sanitizer build: its shadow memory triples the RSS, a fragmentation verdict")
+    fill(own, 10_000, 1000)
+    assert own.execute_command("MEMORY", "DOCTOR") == (
+        "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
+        "occurs on this base.\n")
+
+
+def test_memory_doctor_calls_a_small_instance_too_small_to_judge(own):
+    fill(own, 1_000, 100)
+    assert own.execute_command("MEMORY", "DOCTOR").startswith(
+        "Hi Sam, this instance is empty or is using very little memory")
+
+
+def test_malloc_stats_answers_a_bulk_string_as_redis_without_jemalloc(server):
+    sock = connect(server.port)
+    try:
+        send(sock, ("MEMORY", "MALLOC-STATS"))
+        expected = b"$%d\r\n%s\r\n" % (len(NOT_SUPPORTED), NOT_SUPPORTED)
+        assert read_exactly(sock, expected) == expected
+    finally:
+        sock.close()
