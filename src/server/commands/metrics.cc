@@ -150,12 +150,14 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
   out.family("chronocache_expire_cycle_seconds_total", "counter", "Time spent in active expiry.");
   out.sample(static_cast<double>(stats.expire_cycle_ns) / 1e9);
 
+  const MemoryReport memory = memory_report(server);  // INFO memory's figures
   out.family("chronocache_memory_used_bytes", "gauge", "Memory counted against maxmemory.");
-  out.sample(static_cast<double>(server.memory.used()));
-  out.family("chronocache_memory_dataset_bytes", "gauge", "Memory the keys and values take.");
-  out.sample(static_cast<double>(server.memory.dataset_bytes()));
+  out.sample(static_cast<double>(memory.total));
+  out.family("chronocache_memory_dataset_bytes", "gauge",
+             "Memory the records and eviction policies take (used less startup, clients, tables).");
+  out.sample(static_cast<double>(memory.dataset));
   out.family("chronocache_memory_rss_bytes", "gauge", "Resident set of the process.");
-  out.sample(static_cast<double>(resident_bytes()));
+  out.sample(static_cast<double>(memory.rss));
   out.family("chronocache_memory_max_bytes", "gauge", "maxmemory (0: no limit).");
   out.sample(static_cast<double>(server.config.maxmemory));
 
