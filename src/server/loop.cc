@@ -440,6 +440,7 @@ void Loop::housekeeping() {
     cycle_rate_.calibrate();
     if (cycle_rate_.calibrated()) state_.set_cycle_rate(cycle_rate_.per_usec());
     state_.sample_rates(unix_ms_);
+    state_.memory.read_used();  // samples used_memory_peak, as Redis's cron does
     state_.close_idle_migrate_targets(unix_ms_);
   }
   const std::int64_t timeout_ms = state_.config.timeout * 1000;

@@ -91,9 +91,10 @@ class MemoryBudget {
   std::size_t dataset_bytes() const;
   std::size_t baseline() const { return baseline_; }
   std::size_t client_bytes() const { return client_bytes_.load(std::memory_order_relaxed); }
-  // The highest used() that a tick (background_step), INFO or MEMORY has read: Redis's
-  // used_memory_peak, which its cron samples likewise, so a peak that comes and goes between two
-  // readings is missed. CONFIG RESETSTAT keeps it, as Redis's does.
+  // The highest used() read so far: by loop 0's housekeeping tick (hz times a second), an
+  // eviction step, INFO or MEMORY. Redis's used_memory_peak, which its cron samples likewise, so
+  // a peak that comes and goes between two readings is missed. CONFIG RESETSTAT keeps it, as
+  // Redis's does.
   std::size_t peak() const { return peak_; }
   // used(), raising peak() to it.
   std::size_t read_used() {
