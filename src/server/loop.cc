@@ -330,7 +330,6 @@ void Loop::resume_postponed() {
 }
 
 void Loop::admit(int fd, std::uint64_t id) {
-  ++state_.stats.connections_received;
   const auto refuse = [&](std::string_view text) {
     std::string reply(1, '-');
     reply.append(text).append("\r\n");
@@ -340,6 +339,9 @@ void Loop::admit(int fd, std::uint64_t id) {
   };
   if (state_.clients.by_id.size() >= static_cast<std::size_t>(state_.config.maxclients))
     return refuse(errors::kMaxClients);
+  // Counted past maxclients, as Redis's acceptCommonHandler counts: a protected-mode refusal
+  // (Redis's comes once the client exists) is a connection received and rejected.
+  ++state_.stats.connections_received;
   if (state_.config.protected_mode && state_.config.requirepass.empty() &&
       !net::is_loopback_peer(fd))
     return refuse(errors::kProtectedMode);

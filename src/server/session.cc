@@ -250,6 +250,7 @@ void Session::process() {
     }
     if (parsed.status == resp::ParseStatus::kError) {
       writer.error(parsed.error);
+      count_error_reply(state_, parsed.error);
       state_.logger.log("verbose", "Protocol error (" + std::string(parsed.error) +
                                        ") from client: id=" + std::to_string(client_.id) +
                                        " addr=" + client_.address);

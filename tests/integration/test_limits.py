@@ -111,10 +111,17 @@ MALFORMED = [
 def test_malformed_request_gets_redis_error_and_close(server, sent, reason):
     other = server.client()
     other.set("survivor", "yes")
+
+    def errors():
+        return (other.info("stats")["total_error_replies"],
+                other.info("errorstats").get("errorstat_ERR", {}).get("count", 0))
+    before = errors()
     sock = connect(server.port)
     sock.sendall(sent)
     assert read_until_closed(sock) == PROTOCOL_ERROR + reason + b"\r\n"
     sock.close()
+    # Counted as every error reply is, as Redis counts it.
+    assert errors() == (before[0] + 1, before[1] + 1)
     # Another client, connected before and after, is unaffected.
     assert other.get("survivor") == b"yes"
     assert server.client().ping() is True
@@ -410,6 +417,15 @@ def test_maxclients_refuses_with_redis_error(start_server):
     third = connect(s.port)
     assert read_until_closed(third) == b"-ERR max number of clients reached\r\n"
     round_trip(first)
+    # Redis counts a connection received once it passed maxclients: the refused one is only
+    # rejected.
+    first.sendall(b"INFO stats\r\n")
+    header = b""
+    while not header.endswith(b"\r\n"):
+        header += read_exactly(first, 1)
+    text = read_exactly(first, int(header[1:]) + 2).decode()
+    assert "\r\ntotal_connections_received:2\r\n" in text
+    assert "\r\nrejected_connections:1\r\n" in text
     second.close()
     # The server notices the close on its own; a new client is then accepted.
 

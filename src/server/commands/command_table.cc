@@ -108,14 +108,6 @@ CommandStats& stats_of(ServerStats& stats, std::uint32_t ordinal) {
   return stats.commands[ordinal];
 }
 
-void count_error(ServerState& server, std::string_view text) {
-  ++server.stats.total_error_replies;
-  const std::string_view code = text.substr(0, text.find(' '));  // "ERR", "WRONGTYPE", ...
-  auto it = server.stats.errors.find(code);
-  if (it == server.stats.errors.end()) it = server.stats.errors.emplace(std::string(code), 0).first;
-  ++it->second;
-}
-
 void feed_monitors(CommandContext& ctx);
 
 // A command refused before it ran. Inside MULTI it dooms the transaction; a refused EXEC
@@ -128,13 +120,13 @@ void reject(CommandContext& ctx, const ResolvedCommand* command, std::string_vie
     leave_multi(ctx);  // Redis's discardTransaction: the watches go with the queue
     const std::string why = errors::exec_abort_because(text);
     ctx.reply.error(why);
-    count_error(ctx.server, why);
+    count_error_reply(ctx.server, why);
     // Monitors see the refused EXEC, arguments and all, as Redis's execCommandAbort shows it.
     if (!ctx.server.clients.monitors.empty()) feed_monitors(ctx);
     return;
   }
   ctx.reply.error(text);
-  count_error(ctx.server, text);
+  count_error_reply(ctx.server, text);
 }
 
 // After stats_of(ordinal), which sized the histograms too.
@@ -305,6 +297,14 @@ std::optional<std::string> redirection(const CommandContext& ctx, const Resolved
 
 }  // namespace
 
+void count_error_reply(ServerState& server, std::string_view text) {
+  ++server.stats.total_error_replies;
+  const std::string_view code = text.substr(0, text.find(' '));  // "ERR", "WRONGTYPE", ...
+  auto it = server.stats.errors.find(code);
+  if (it == server.stats.errors.end()) it = server.stats.errors.emplace(std::string(code), 0).first;
+  ++it->second;
+}
+
 void unwatch_all(CommandContext& ctx) {
   if (ctx.client.watching) ctx.server.keyspace.watches().unwatch_all(ctx.client.id);
   ctx.client.watching = false;
@@ -373,7 +373,7 @@ void execute_now(CommandContext& ctx, const ResolvedCommand& command) {
       &ctx.reply.buffer() == written_to ? std::string_view(*written_to).substr(mark) : "";
   if (!written.empty() && written[0] == '-') [[unlikely]] {
     ++stats.failed_calls;
-    count_error(ctx.server, written.substr(1, written.find('\r') - 1));
+    count_error_reply(ctx.server, written.substr(1, written.find('\r') - 1));
   }
   // After the command ran, as Redis; never admin commands. Secrets show as "(redacted)".
   if (!ctx.server.clients.monitors.empty() && (command.spec->flags & kAdmin) == 0)
@@ -424,7 +424,7 @@ bool dispatch(CommandContext& ctx) {
         ctx.client.multi_error = true;
       }
       ctx.reply.error(*elsewhere);
-      count_error(ctx.server, *elsewhere);
+      count_error_reply(ctx.server, *elsewhere);
       return true;
     }
     const Db& db = ctx.server.keyspace.db(0);

@@ -30,6 +30,9 @@ std::span<const CommandSpec* const> all_commands();
 // Runs (or queues, or refuses) one command. False, with nothing run or answered, when CLIENT
 // PAUSE holds it back: the caller keeps the command and calls again after the pause.
 bool execute(CommandContext& ctx);
+// Counts an error reply in INFO's total_error_replies and errorstats (by its first word): every
+// error a client is sent passes here, a protocol error's too, as in Redis.
+void count_error_reply(ServerState& server, std::string_view text);
 // What execute() would run for these args; false when nothing can, with the reply in `error`.
 bool resolve(std::span<const std::string_view> args, ResolvedCommand& out, std::string& error);
 // Forgets the client's WATCHes (UNWATCH, EXEC, DISCARD, RESET).
