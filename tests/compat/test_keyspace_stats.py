@@ -1,4 +1,5 @@
-"""keyspace_hits and keyspace_misses parity with the real Redis: which commands count a lookup.
+"""keyspace_hits, keyspace_misses and rdb_changes_since_last_save parity with the real Redis:
+which commands count a lookup, and how many changes a write counts for the save rules.
 
 Operators read the hit ratio off INFO stats. Redis counts the lookups of reads (GET, EXISTS, TTL,
 SET ... GET, GETDEL, MGET, LCS once a key) and not those of writes (INCR, APPEND, SETRANGE,
@@ -38,16 +39,22 @@ def counters(conn):
                  for name in ("keyspace_hits", "keyspace_misses"))
 
 
-def counted_by(port, command):
+def changes(conn):
+    text = conn.command("INFO", "persistence")
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    return (int(re.search(r"^rdb_changes_since_last_save:(\d+)", text, re.M).group(1)),)
+
+
+def counted_by(port, command, read=counters):
     conn = connect(port)
     try:
         for step in SETUP:
             conn.command(*step)
         conn.command("CONFIG", "RESETSTAT")
-        before = counters(conn)
+        before = read(conn)
         conn.command(*command)
-        after = counters(conn)
-        return after[0] - before[0], after[1] - before[1]
+        after = read(conn)
+        return tuple(a - b for a, b in zip(after, before))
     finally:
         conn.close()
 
@@ -58,4 +65,24 @@ def test_a_command_counts_the_keyspace_hits_and_misses_redis_counts(command, red
     theirs = counted_by(redis_server.port, command)
     ours = counted_by(server.port, command)
     assert ours == theirs, (f"{' '.join(command)}: (hits, misses) redis-server {theirs}, "
+                            f"chronocached {ours}")
+
+
+# Writes and how many changes each counts (Redis's server.dirty): one a key written, none for a
+# write that changed nothing.
+WRITES = [
+    ("SET", "s", "v"), ("MSET", "a", "1", "b", "2"), ("MSETNX", "s", "1", "z", "2"),
+    ("DEL", "s", "n", "nope"), ("UNLINK", "s"), ("MOVE", "s", "1"), ("MOVE", "nope", "1"),
+    ("COPY", "s", "c"), ("COPY", "s", "n"), ("RENAME", "s", "t"), ("RENAMENX", "s", "n"),
+    ("EXPIRE", "s", "100"), ("EXPIRE", "s", "0"), ("PERSIST", "s"), ("GETDEL", "s"),
+    ("GETEX", "s", "PX", "5000"), ("GETEX", "s"), ("INCR", "n"), ("APPEND", "s", "x"),
+    ("SETRANGE", "s", "0", ""), ("FLUSHDB",), ("SWAPDB", "0", "1"), ("SET", "s", "v", "NX"),
+]
+
+
+@pytest.mark.parametrize("command", WRITES, ids=[" ".join(c) for c in WRITES])
+def test_a_write_counts_the_changes_redis_counts(command, redis_server, server):
+    theirs = counted_by(redis_server.port, command, read=changes)
+    ours = counted_by(server.port, command, read=changes)
+    assert ours == theirs, (f"{' '.join(command)}: changes redis-server {theirs}, "
                             f"chronocached {ours}")

@@ -252,7 +252,7 @@ void copy(CommandContext& ctx) {
 
 // MOVE key db: the key goes to another database with its TTL, unless it is there already. As
 // Redis 7.0: refused in cluster mode, then the index checked, then the key looked up as a write
-// (no keyspace hit or miss); the record is copied, then erased here.
+// (no keyspace hit or miss); the record is copied, then erased here: one change.
 void move(CommandContext& ctx) {
   if (ctx.server.cluster) return ctx.reply.error("ERR MOVE is not allowed in cluster mode");
   const auto index = parse_int_or_reply(ctx, ctx.args[2]);
@@ -267,7 +267,7 @@ void move(CommandContext& ctx) {
   if (value == nullptr || to.exists(key, ctx.now)) return ctx.reply.integer(0);
   const TimePoint deadline = from.deadline(key, ctx.now).value_or(kNoExpiry);
   to.put_copy(key, *value, deadline, ctx.now);
-  from.erase(key, ctx.now);
+  from.erase_uncounted(key, ctx.now);  // one change for the move, as Redis counts it
   ctx.reply.integer(1);
 }
 

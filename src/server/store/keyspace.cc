@@ -52,7 +52,7 @@ bool Db::erase(std::string_view key, TimePoint now) {
   return erased;
 }
 
-bool Db::evict(std::string_view key, TimePoint now) {
+bool Db::erase_uncounted(std::string_view key, TimePoint now) {
   const bool erased = engine_->erase_prehashed(key, hashed(key), now);
   if (erased) touch(key);
   return erased;

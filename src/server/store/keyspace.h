@@ -218,9 +218,10 @@ class Db {
     return outcome;
   }
   bool erase(std::string_view key, TimePoint now);
-  // Removes a key for maxmemory: watchers are told, but no change is counted (an eviction is not
-  // a write a snapshot misses, as in Redis). False when the key was not live.
-  bool evict(std::string_view key, TimePoint now);
+  // Removes a key without counting a change; watchers are told. For maxmemory's evictions (not a
+  // write a snapshot misses, as in Redis) and MOVE's source (the copy to the target is the one
+  // change Redis counts). False when the key was not live.
+  bool erase_uncounted(std::string_view key, TimePoint now);
   // Stores a copy of `record`'s value under `target` with `deadline`, keeping the "raw" mark
   // OBJECT ENCODING reports (Redis moves or duplicates the object, encoding included). Records
   // embed their key (store/blob.h), so the bytes are copied into the target's own record.

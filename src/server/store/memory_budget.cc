@@ -229,7 +229,7 @@ bool MemoryBudget::evict_random(Db& db, TimePoint now) {
   const std::optional<std::string_view> key = db.random_key(next_random(), now);
   if (!key) return false;
   const std::string victim(*key);  // the view dies with the record
-  if (!db.evict(victim, now)) return false;
+  if (!db.erase_uncounted(victim, now)) return false;
   ++evicted_;  // Db::evict told the watchers
   return true;
 }
@@ -274,7 +274,7 @@ bool MemoryBudget::evict_sampled_volatile(Db& db, TimePoint now, bool nearest_de
     }
   }
   if (!found) return false;
-  if (!db.evict(best, now)) return false;
+  if (!db.erase_uncounted(best, now)) return false;
   ++evicted_;
   return true;
 }
