@@ -17,6 +17,11 @@
 
 namespace chronocached {
 
+// Redis's PROTO_REPLY_CHUNK_BYTES: the fixed reply buffer that CLIENT LIST's obl describes; the
+// bytes waiting past it are what Redis keeps in its reply list (omem, and INFO's
+// client_recent_max_output_buffer).
+inline constexpr std::size_t kRedisReplyChunkBytes = 16 * 1024;
+
 struct CommandSpec;
 
 // --upstream: the GET this client holds back for an upstream fetch, then that fetch's outcome,

@@ -453,7 +453,7 @@ void Loop::housekeeping() {
     // skips blocked clients too, and closing it would lose the command.
     if (timeout_ms > 0 && !c.monitor && !c.blocked && unix_ms_ - c.last_active_ms > timeout_ms)
       idle.push_back(id);
-    session->shrink_buffers();
+    session->shrink_buffers(state_.stats.buffer_peaks, unix_ms_ / 1000);
   }
   for (std::uint64_t id : idle) {
     state_.logger.log("verbose", "Closing idle client id=" + std::to_string(id));

@@ -36,6 +36,7 @@
 #include "server/config/server_config.h"
 #include "server/persist/snapshots.h"
 #include "server/store/batch_clock.h"
+#include "server/store/buffer_peaks.h"
 #include "server/store/heap_trimmer.h"
 #include "server/store/keyspace.h"
 #include "server/store/latency_histogram.h"
@@ -103,6 +104,9 @@ struct ServerStats {
   RateSamples ops_rate;
   RateSamples input_rate;
   RateSamples output_rate;
+  // INFO's client_recent_max_input_buffer and _output_buffer, noted by every loop's housekeeping
+  // (Session::shrink_buffers). CONFIG RESETSTAT keeps them, as Redis's does.
+  BufferPeaks buffer_peaks;
 
   std::map<std::string, std::uint64_t, std::less<>> errors;  // by error code ("ERR", ...)
 };

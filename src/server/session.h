@@ -45,7 +45,9 @@ class Session final : public net::EventLoop::Handler {
   bool postponed() const { return postponed_; }
   bool closing() const { return closed_ || (client_.close_after_reply && output_.size() == sent_); }
   bool has_output() const { return output_.size() > sent_; }
-  void shrink_buffers();  // under the lock
+  // Notes this client's buffers in `peaks` (INFO's client_recent_max_*), then gives back what
+  // a burst grew. Under the lock.
+  void shrink_buffers(BufferPeaks& peaks, std::int64_t unix_s);
 
   ClientState& client() { return client_; }
 
@@ -79,7 +81,8 @@ class Session final : public net::EventLoop::Handler {
   resp::FramedBatch framed_;
   std::size_t framed_max_bulk_len_ = 0;
   ClientState client_;
-  std::size_t wanted_bytes_ = 0;  // the parser's hint: bytes the partial command needs in all
+  std::size_t wanted_bytes_ = 0;   // the parser's hint: bytes the partial command needs in all
+  std::size_t counted_bytes_ = 0;  // this client's part of MemoryBudget::client_bytes()
   std::int64_t soft_limit_since_ms_ = 0;  // when pending output first passed the soft limit
   bool closed_ = false;
   bool paused_ = false;        // running no command while output is backed up

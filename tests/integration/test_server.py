@@ -113,6 +113,15 @@ def test_info_is_a_verbatim_string_in_resp3(server):
     sock.close()
 
 
+def test_info_clients_recent_max_buffers_remember_a_large_request(own):
+    # Redis's figures are the largest buffers its cron saw over the last seconds, not the current
+    # ones: a 1 MB SET shows after it ran (the housekeeping tick notes it before shrinking).
+    own.set("big", "x" * 1_000_000)
+    assert wait_for(lambda: own.info("clients")["client_recent_max_input_buffer"] >= 1_000_000)
+    own.set("small", "y")
+    assert own.info("clients")["client_recent_max_input_buffer"] >= 1_000_000
+
+
 def test_info_keyspace_counts_keys_expires_and_mean_ttl(r):
     assert r.info("keyspace") == {}
     r.set("a", 1)

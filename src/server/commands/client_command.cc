@@ -46,9 +46,6 @@ ClientType client_type_by_name(std::string_view name) {
   return ClientType::kUnknown;
 }
 
-// Redis's PROTO_REPLY_CHUNK_BYTES: the fixed reply buffer that CLIENT LIST's obl describes.
-constexpr std::size_t kRedisReplyChunkBytes = 16 * 1024;
-
 // One CLIENT LIST line (with its "\n"), fields and order as Redis 7.0's catClientInfoString.
 // `running` names the command the asking client is running: Redis shows it as that client's cmd.
 //

@@ -131,24 +131,21 @@ void server_section(InfoText& info, const CommandContext& ctx) {
   info.field("io_threads_active", server.io.size() > 1 ? 1 : 0);
 }
 
-void clients_section(InfoText& info, const ServerState& server) {
-  std::size_t max_input = 0;
-  std::size_t max_output = 0;
+void clients_section(InfoText& info, const ServerState& server, std::int64_t unix_ms) {
   std::size_t blocked = 0;
   std::size_t connected = 0;  // a killed client is gone, as CLIENT LIST says
   for (const auto& [id, client] : server.clients.by_id) {
     if (client->killed) continue;
     ++connected;
-    max_input = std::max(max_input, client->query_buffer_bytes.load(std::memory_order_relaxed));
-    max_output = std::max(max_output, client->output_buffer_bytes.load(std::memory_order_relaxed));
     if (client->blocked) ++blocked;
   }
   info.section("Clients");
   info.field("connected_clients", connected);
   info.field("cluster_connections", 0);
   info.field("maxclients", server.config.maxclients);
-  info.field("client_recent_max_input_buffer", max_input);
-  info.field("client_recent_max_output_buffer", max_output);
+  const BufferPeaks::Peaks recent = server.stats.buffer_peaks.recent(unix_ms / 1000);
+  info.field("client_recent_max_input_buffer", recent.input);
+  info.field("client_recent_max_output_buffer", recent.output);
   info.field("blocked_clients", blocked);
   info.field("tracking_clients", 0);
   info.field("clients_in_timeout_table", 0);
@@ -552,7 +549,7 @@ void info_command(CommandContext& ctx) {
   for (std::size_t i = 1; i < ctx.argc(); ++i) sections |= section_bits(ctx.args[i]);
   InfoText info;
   if ((sections & kServer) != 0) server_section(info, ctx);
-  if ((sections & kClients) != 0) clients_section(info, ctx.server);
+  if ((sections & kClients) != 0) clients_section(info, ctx.server, ctx.unix_ms);
   if ((sections & kMemory) != 0) memory_section(info, ctx.server);
   if ((sections & kPersistence) != 0) persistence_section(info, ctx.server, ctx.unix_ms);
   if ((sections & kStats) != 0) stats_section(info, ctx.server);

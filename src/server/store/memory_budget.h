@@ -6,14 +6,15 @@
 //     eviction policy's nodes and sketches, and every record's heap block as malloc holds it
 //     (malloc_usable_size + the 8-byte chunk header: Blob::heap_bytes). In-place edits report
 //     their size change (Db::edit), so the sum is exact, not sampled;
-//   * client buffers: the bytes waiting in query and output buffers, a running sum the sessions
-//     keep exact as their buffers change (add_client_bytes; atomic: each loop adds outside the
-//     state lock, after its writes to the socket);
+//   * clients: each session and its query and output buffers' capacities, as Redis counts a
+//     client's struct and buffers; a running sum the sessions keep exact as their buffers grow
+//     and shrink (add_client_bytes; atomic: each loop adds outside the state lock, after its
+//     writes to the socket);
 //   * a baseline: the heap in use when the server started, minus its empty databases (the
 //     command tables, config, the loop), fixed for the life of the process.
 // Not counted: the allocator's free lists and fragmentation, and allocations after start that
-// belong to none of the above (per-session objects, INFO's strings). INFO and MEMORY STATS report
-// this figure as used_memory beside the RSS (commands/memory_report.h).
+// belong to none of the above (a session's parser and argument vectors, INFO's strings). INFO and
+// MEMORY STATS report this figure as used_memory beside the RSS (commands/memory_report.h).
 //
 // Cost: summing 16 databases' memory_used() took ~620 instructions (callgrind, per SET), as much
 // as the rest of a pipelined SET. So the budget keeps each database's last figure and their sum:
