@@ -992,7 +992,11 @@ class Cache {
   }
 
   // Every 24.8 days of uptime: moves the epoch to now and shifts every stored deadline. O(n).
+  // A running capture is completed first, while the deadlines still read as they did at its
+  // start: a deadline the shift marks expired decodes as the new epoch, later than the
+  // capture's `now`, so a pending entry dead when the capture began would be handed over alive.
   void rebase(TimePoint now) {
+    if (capture_ != nullptr) finish_capture();
     const std::uint64_t shift = epoch_.advance_to(now);
     table_.for_each_mutable([shift](Slot& slot) {
       slot.deadline = detail::DeadlineEpoch::shifted(slot.deadline, shift);

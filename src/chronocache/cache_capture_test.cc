@@ -203,5 +203,28 @@ TEST(CacheCapture, EntriesThatExpireDuringTheCaptureAreNeverHandedOverAsNew) {
     EXPECT_EQ(entry.deadline, cache.clock().now() - 10ms + 5ms) << key;
 }
 
+TEST(CacheCapture, ARebaseDuringACaptureLeavesThePointInTimeContents) {
+  // A rebase (the epoch moved after 24.8 days) shifts every deadline and marks the passed ones
+  // expired; the capture must still see them as they were at its start.
+  StringCache cache;
+  cache.put("expired", "v", 1s);
+  cache.put("forever", "v");
+  cache.put("ten-days", "v", std::chrono::days(10));
+  for (std::size_t i = 0; i < 5000; ++i) cache.put(key_of(i), "v", std::chrono::days(i % 40));
+  cache.clock().advance(2s);  // "expired" is past its deadline, not yet reclaimed
+  const TimePoint start = cache.clock().now();
+  const Contents at_start = live_contents(cache);
+  ASSERT_EQ(at_start.count("expired"), 0u);
+  CollectingSink sink;
+  cache.begin_capture(sink, start);
+  cache.capture_step(16);
+  cache.clock().advance(std::chrono::days(25));
+  cache.erase("absent");  // a write at the new time: it rebases
+  cache.finish_capture();
+  EXPECT_EQ(sink.entries, at_start);
+  EXPECT_FALSE(cache.contains("expired"));
+  EXPECT_FALSE(cache.contains("ten-days"));
+}
+
 }  // namespace
 }  // namespace chronocache
