@@ -141,6 +141,10 @@ class LoadingCache {
                                            options.adaptive.min_ttl <= options.adaptive.max_ttl &&
                                            options.adaptive.increase > Duration::zero()),
              "adaptive TTL needs 0 < min_ttl <= max_ttl and 0 < increase");
+    // An entry keeps its TTL in 32-bit milliseconds (StoredEntry::ttl_ms): a longer max_ttl would
+    // be cut to 49.7 days without a word.
+    CC_CHECK(!options.adaptive.enabled || options.adaptive.max_ttl.count() <= UINT32_MAX,
+             "adaptive TTL needs max_ttl <= 2^32 - 1 ms (49.7 days)");
   }
 
   // Background work first: its tasks use everything below (executor_ is also declared last).

@@ -453,6 +453,20 @@ TEST(LoadingCache, AdaptiveTtlGrowsWhileReloadsFindTheValueUnchangedUpToMax) {
   EXPECT_EQ(cache.stats().ttl_grown, 6u);
 }
 
+TEST(LoadingCacheDeathTest, AnAdaptiveMaxTtlLongerThanAnEntryHoldsIsRefused) {
+  // An entry keeps its TTL in 32-bit milliseconds: 60 days would have been cut to 49.7.
+  LoadingOptions options = adaptive(1s);
+  options.adaptive.max_ttl = std::chrono::days(60);
+  SharedManualClock clock;
+  EXPECT_DEATH(Cache(
+                   options, [](const int&) -> Result { return value("v"); }, {}, {}, clock),
+               "49.7 days");
+  options.adaptive.max_ttl = Duration(UINT32_MAX);  // the longest an entry holds is accepted
+  Cache longest(
+      options, [](const int&) -> Result { return value("v"); }, {}, {}, clock);
+  EXPECT_EQ(longest.get(1), value("v"));
+}
+
 TEST(LoadingCache, AdaptiveTtlHalvesWhenReloadsFindAChangeDownToMin) {
   SharedManualClock clock;
   std::atomic<int> calls{0};
