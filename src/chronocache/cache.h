@@ -987,11 +987,17 @@ class Cache {
 
   [[gnu::noinline]] std::uint32_t relative_now_slow(TimePoint now) {
     if (epoch_.is_before_epoch(now)) return 0;  // a caller's clock behind ours: treat as the epoch
-    rebase(now);
-    return 0;
+    rebase(now - kRebaseLag);
+    return static_cast<std::uint32_t>(kRebaseLag.count());
   }
+  // How far behind the writer's `now` a rebase puts the epoch. The shift marks passed deadlines
+  // 0, which reads as the epoch itself: a reader whose reading predates the writer's (a
+  // ShardedCache reader reads the clock before it takes the shard's lock) must still find that
+  // behind its own now, or an entry dead for weeks would read as live to it.
+  static constexpr Duration kRebaseLag = std::chrono::seconds(1);
 
-  // Every 24.8 days of uptime: moves the epoch to now and shifts every stored deadline. O(n).
+  // Every 24.8 days of uptime: moves the epoch to `now` (a little before the caller's reading:
+  // kRebaseLag) and shifts every stored deadline. O(n).
   // A running capture is completed first, while the deadlines still read as they did at its
   // start: a deadline the shift marks expired decodes as the new epoch, later than the
   // capture's `now`, so a pending entry dead when the capture began would be handed over alive.

@@ -358,5 +358,20 @@ TEST(CacheLongTtl, APutWhoseClockIsBehindTheEpochKeepsItsExactDeadline) {
   EXPECT_EQ(cache.get(1), std::nullopt);
 }
 
+// ShardedCache's readers read the clock before they take a shard's lock, so a reader's `now` may
+// be a little older than the reading of a write that rebased just before it. An entry that
+// expired long before must still read as expired to that reader.
+TEST(CacheLongTtl, AReaderWhoseClockPredatesARebaseStillSeesWhatExpiredAsExpired) {
+  IntCache cache;
+  cache.put(1, 10, 1s);
+  cache.clock().advance(days(25));  // 1 expired long ago, not yet reclaimed
+  const TimePoint reader_now = cache.clock().now();
+  cache.clock().advance(200ms);
+  cache.put(2, 20);  // the write rebases at its later reading
+  EXPECT_FALSE(cache.contains_prehashed(1, Hashed{cache.hash_of(1)}, reader_now));
+  EXPECT_TRUE(cache.contains_prehashed(2, Hashed{cache.hash_of(2)}, reader_now));
+  EXPECT_EQ(cache.get(1), std::nullopt);
+}
+
 }  // namespace
 }  // namespace chronocache
