@@ -132,15 +132,16 @@ void debug(CommandContext& ctx) {
   if (option_is(sub, "RELOAD") && ctx.argc() == 2) {
     ServerState& server = ctx.server;
     if (server.snapshots.bgsave_in_progress()) return ctx.reply.error(errors::kBgsaveRunning);
-    if (!server.snapshots.save(ctx.now, ctx.unix_ms))
-      return ctx.reply.error(errors::kDebugSaveFailed);
-    server.keyspace.clear_all(ctx.now);
-    const Snapshots::LoadResult loaded = server.snapshots.load(ctx.now, ctx.unix_ms);
-    if (!loaded.ok) {
-      server.logger.log("warning", "DEBUG RELOAD: " + loaded.error);
-      return ctx.reply.error(errors::kDebugLoadFailed);
+    std::string load_error;
+    switch (server.snapshots.reload(ctx.now, ctx.unix_ms, load_error)) {
+      case Snapshots::Reload::kOk:
+        return ctx.reply.ok();
+      case Snapshots::Reload::kSaveFailed:
+        return ctx.reply.error(errors::kDebugSaveFailed);
+      case Snapshots::Reload::kLoadFailed:
+        server.logger.log("warning", "DEBUG RELOAD: " + load_error);
+        return ctx.reply.error(errors::kDebugLoadFailed);
     }
-    return ctx.reply.ok();
   }
   ctx.reply.error(errors::subcommand_syntax(sub, "DEBUG"));
 }

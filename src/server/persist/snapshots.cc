@@ -124,16 +124,36 @@ std::uint64_t Snapshots::keys_processed() const {
   return n;
 }
 
-void Snapshots::save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before) {
+void Snapshots::save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before,
+                               Counted counted) {
   // Writes made while the snapshot was taken are not in it: they stay counted (Redis's
   // dirty -= dirty_before_bgsave).
   keyspace_.forget_changes(changes_before);
   last_save_ms_ = unix_ms;
   last_bgsave_ok_ = true;  // as Redis: any save that succeeds lifts stop-writes-on-bgsave-error
-  ++saves_;
+  if (counted == Counted::kYes) ++saves_;
 }
 
 bool Snapshots::save(TimePoint now, std::int64_t unix_ms) {
+  if (!write_file(now, unix_ms)) return false;
+  save_succeeded(unix_ms, keyspace_.changes());
+  return true;
+}
+
+Snapshots::Reload Snapshots::reload(TimePoint now, std::int64_t unix_ms, std::string& load_error) {
+  if (!write_file(now, unix_ms)) return Reload::kSaveFailed;
+  save_succeeded(unix_ms, keyspace_.changes(), Counted::kNo);
+  keyspace_.clear_all(now);
+  const LoadResult loaded = load(now, unix_ms);
+  keyspace_.forget_changes(keyspace_.changes());  // the emptying and the load wrote nothing new
+  if (!loaded.ok) {
+    load_error = loaded.error;
+    return Reload::kLoadFailed;
+  }
+  return Reload::kOk;
+}
+
+bool Snapshots::write_file(TimePoint now, std::int64_t unix_ms) {
   const std::string& path = settings_.path;
   persistence::SnapshotError error;
   auto writer =
@@ -153,7 +173,6 @@ bool Snapshots::save(TimePoint now, std::int64_t unix_ms) {
     return false;
   }
   logger_.log("notice", "DB saved on disk");
-  save_succeeded(unix_ms, keyspace_.changes());
   return true;
 }
 

@@ -69,6 +69,11 @@ class Snapshots {
 
   // SAVE: writes every live key to the file, blocking. False on failure (logged).
   bool save(chronocache::TimePoint now, std::int64_t unix_ms);
+  // DEBUG RELOAD, as Redis's: saves, empties the keyspace and loads the file back. The save is
+  // not counted in rdb_saves, and neither the emptying nor the load counts as changes: the
+  // server is as clean as after the save. On a load error, `load_error` says why.
+  enum class Reload { kOk, kSaveFailed, kLoadFailed };
+  Reload reload(chronocache::TimePoint now, std::int64_t unix_ms, std::string& load_error);
 
   enum class Start { kStarted, kAlreadyRunning, kFailed };
   // BGSAVE: begins the capture and returns; step() does the rest.
@@ -119,7 +124,10 @@ class Snapshots {
   void advance_capture(const std::function<bool()>& clients_waiting);
   void finish_bgsave(std::int64_t unix_ms);
   std::optional<SavePoint> rule_due(std::int64_t unix_ms) const;
-  void save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before);
+  enum class Counted : bool { kNo, kYes };  // in rdb_saves
+  void save_succeeded(std::int64_t unix_ms, std::uint64_t changes_before,
+                      Counted counted = Counted::kYes);
+  bool write_file(chronocache::TimePoint now, std::int64_t unix_ms);
 
   Keyspace& keyspace_;
   Logger logger_;
