@@ -1,7 +1,10 @@
 #include "persistence/durable_file.h"
 
+#include <signal.h>
+
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
@@ -96,6 +99,18 @@ void DurableFile::abandon() noexcept {
   }
 }
 
+namespace {
+// Whether the writer named in a temporary file's "<pid>-<n>" suffix is still running: another
+// process saving to the same path (a second server started on the same dir) keeps its file, as
+// Redis's temp-<pid>.rdb belongs to its process. A suffix without a pid counts as stale.
+bool writer_running(std::string_view suffix) {
+  long pid = 0;
+  const auto [end, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), pid);
+  if (ec != std::errc() || end == suffix.data() || pid <= 0 || pid == ::getpid()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+}  // namespace
+
 std::size_t remove_stale_temp_files(const std::string& path) {
   const std::filesystem::path target(path);
   const std::string prefix = target.filename().string() + ".tmp-";
@@ -103,9 +118,9 @@ std::size_t remove_stale_temp_files(const std::string& path) {
   std::size_t removed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(directory_of(path), ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && entry.is_regular_file(ec) &&
-        std::filesystem::remove(entry.path(), ec))
-      ++removed;
+    if (name.rfind(prefix, 0) != 0 || writer_running(std::string_view(name).substr(prefix.size())))
+      continue;
+    if (entry.is_regular_file(ec) && std::filesystem::remove(entry.path(), ec)) ++removed;
   }
   return removed;
 }

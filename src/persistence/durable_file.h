@@ -46,7 +46,8 @@ class DurableFile {
   bool done_ = false;
 };
 
-// Removes temporary files a killed writer left beside `path`; returns how many it removed.
+// Removes temporary files a killed writer left beside `path` (those of a process still running
+// stay: it may be saving to the same path); returns how many it removed.
 std::size_t remove_stale_temp_files(const std::string& path);
 
 }  // namespace chronocache::persistence

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -393,11 +394,18 @@ TEST_F(SnapshotFileTest, FailuresToOpenAreReportedAndStaleTemporaryFilesCanBeCle
   EXPECT_EQ(SnapshotWriter::open(path("no/such/dir/x.snap"), kCreated, "v", {}, &error), nullptr);
   EXPECT_NE(error.reason.find("No such file or directory"), std::string::npos) << error.reason;
 
-  put_bytes(path("s.snap.tmp-123-0"), "left by a killed writer");
-  put_bytes(path("s.snap.tmp-456-9"), "and another");
+  const pid_t gone = ::fork();  // a writer's pid whose process has ended
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ::waitpid(gone, nullptr, 0);
+  put_bytes(path("s.snap.tmp-" + std::to_string(gone) + "-0"), "left by a killed writer");
+  put_bytes(path("s.snap.tmp-" + std::to_string(gone) + "-9"), "and another");
+  put_bytes(path("s.snap.tmp-x-1"), "no pid: stale too");
   put_bytes(path("other.snap.tmp-1-1"), "not ours");
-  EXPECT_EQ(remove_stale_temp_files(path("s.snap")), 2u);
-  EXPECT_EQ(files_in_dir(), 1u);
+  // A running writer's file stays: another process may be saving to the same path.
+  put_bytes(path("s.snap.tmp-" + std::to_string(::getppid()) + "-0"), "a save under way");
+  EXPECT_EQ(remove_stale_temp_files(path("s.snap")), 3u);
+  EXPECT_EQ(files_in_dir(), 2u);
 }
 
 // ---- The worker thread's scheduling (WriterOptions::background_priority) ----------------------

@@ -171,10 +171,17 @@ def test_round_trip_every_shape_ttl_and_db(server_binary, tmp_path, how):
 
 
 def test_load_is_skipped_without_a_file_and_stale_temp_files_are_removed(server_binary, tmp_path):
-    stale = tmp_path / "dump.ccsnap.tmp-99999-0"
+    dead = subprocess.Popen(["true"])  # a pid whose process is gone
+    dead.wait()
+    stale = tmp_path / f"dump.ccsnap.tmp-{dead.pid}-0"
     stale.write_bytes(b"half a snapshot")
+    # A running process's file may be its save in progress (a second server on the same dir,
+    # as Redis's temp-<pid>.rdb): it stays.
+    running = tmp_path / f"dump.ccsnap.tmp-{os.getpid()}-0"
+    running.write_bytes(b"a save under way")
     s = start(server_binary, tmp_path)
     assert not stale.exists()
+    assert running.exists()
     assert s.client().dbsize() == 0
     assert not any("DB loaded" in l for l in s.log)
     shutdown(s)
