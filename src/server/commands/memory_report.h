@@ -1,7 +1,7 @@
 // MemoryReport: the server's memory as Redis's getMemoryOverheadData splits it, read in one
 // place for INFO's memory section, MEMORY STATS and MEMORY DOCTOR, so the three agree.
 //
-//   total (used_memory) = overhead { startup │ client buffers │ every database's table }
+//   total (used_memory) = overhead { startup │ clients │ every database's table }
 //                       + dataset  { records, eviction policies' nodes }
 //
 // The allocator's own figures: Redis built with libc malloc gets none from it and takes
@@ -27,7 +27,7 @@ struct MemoryReport {
   std::size_t total = 0;        // used_memory: what maxmemory compares (store/memory_budget.h)
   std::size_t peak = 0;         // the highest total read so far
   std::size_t startup = 0;      // the baseline fixed at start
-  std::size_t clients = 0;      // query and output buffers
+  std::size_t clients = 0;      // the sessions and their buffers' capacities
   std::vector<DbTable> tables;  // the databases that hold keys, as Redis lists them
   std::size_t overhead = 0;     // startup + clients + the tables of every database
   std::size_t dataset = 0;      // total - overhead
