@@ -990,14 +990,16 @@ class Cache {
     rebase(now - kRebaseLag);
     return static_cast<std::uint32_t>(kRebaseLag.count());
   }
-  // How far behind the writer's `now` a rebase puts the epoch. The shift marks passed deadlines
-  // 0, which reads as the epoch itself: a reader whose reading predates the writer's (a
-  // ShardedCache reader reads the clock before it takes the shard's lock) must still find that
-  // behind its own now, or an entry dead for weeks would read as live to it.
-  static constexpr Duration kRebaseLag = std::chrono::seconds(1);
+  // How far behind the writer's `now` a rebase puts the epoch: half the distance that triggers
+  // one, so rebases come every 12.4 days instead of 24.8. The shift marks passed deadlines 0,
+  // which reads as the epoch itself: a reader whose reading predates the writer's (a ShardedCache
+  // reader reads the clock before it takes the shard's lock, and may wait there behind the O(n)
+  // rebase) must still find that behind its own now, or an entry dead for weeks would read as
+  // live to it. 12.4 days is a lag no reader has; a second was one a preempted reader could.
+  static constexpr Duration kRebaseLag = detail::kRebaseAfter / 2;
 
-  // Every 24.8 days of uptime: moves the epoch to `now` (a little before the caller's reading:
-  // kRebaseLag) and shifts every stored deadline. O(n).
+  // Every 12.4 days of uptime: moves the epoch to `now` (kRebaseLag before the caller's reading)
+  // and shifts every stored deadline. O(n).
   // A running capture is completed first, while the deadlines still read as they did at its
   // start: a deadline the shift marks expired decodes as the new epoch, later than the
   // capture's `now`, so a pending entry dead when the capture began would be handed over alive.

@@ -102,12 +102,16 @@ void DurableFile::abandon() noexcept {
 namespace {
 // Whether the writer named in a temporary file's "<pid>-<n>" suffix is still running: another
 // process saving to the same path (a second server started on the same dir) keeps its file, as
-// Redis's temp-<pid>.rdb belongs to its process. A suffix without a pid counts as stale.
+// Redis's temp-<pid>.rdb belongs to its process. A suffix without a pid counts as stale, and so
+// does this process's own: at start nothing of ours writes yet, and DEBUG RELOAD (which loads at
+// run time) refuses to run beside a BGSAVE.
 bool writer_running(std::string_view suffix) {
-  long pid = 0;
-  const auto [end, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), pid);
-  if (ec != std::errc() || end == suffix.data() || pid <= 0 || pid == ::getpid()) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  pid_t pid = 0;
+  const char* const last = suffix.data() + suffix.size();
+  const auto [end, ec] = std::from_chars(suffix.data(), last, pid);
+  if (ec != std::errc() || end == last || *end != '-' || pid <= 0 || pid == ::getpid())
+    return false;  // not "<pid>-<n>" (kill() of 0 or a negative pid probes process groups)
+  return ::kill(pid, 0) == 0 || errno == EPERM;
 }
 }  // namespace
 

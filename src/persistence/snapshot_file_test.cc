@@ -3,6 +3,7 @@
 // bit flipped, a hostile length under a valid checksum) is an error naming an offset, never a
 // success, a crash or a huge allocation; and the file appears atomically.
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -403,9 +404,17 @@ TEST_F(SnapshotFileTest, FailuresToOpenAreReportedAndStaleTemporaryFilesCanBeCle
   put_bytes(path("s.snap.tmp-x-1"), "no pid: stale too");
   put_bytes(path("other.snap.tmp-1-1"), "not ours");
   // A running writer's file stays: another process may be saving to the same path.
-  put_bytes(path("s.snap.tmp-" + std::to_string(::getppid()) + "-0"), "a save under way");
+  const pid_t running = ::fork();
+  if (running == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ASSERT_GT(running, 0);
+  put_bytes(path("s.snap.tmp-" + std::to_string(running) + "-0"), "a save under way");
   EXPECT_EQ(remove_stale_temp_files(path("s.snap")), 3u);
   EXPECT_EQ(files_in_dir(), 2u);
+  ::kill(running, SIGKILL);
+  ::waitpid(running, nullptr, 0);
 }
 
 // ---- The worker thread's scheduling (WriterOptions::background_priority) ----------------------

@@ -339,12 +339,12 @@ void Loop::admit(int fd, std::uint64_t id) {
   };
   if (state_.clients.by_id.size() >= static_cast<std::size_t>(state_.config.maxclients))
     return refuse(errors::kMaxClients);
-  // Counted past maxclients, as Redis's acceptCommonHandler counts: a protected-mode refusal
-  // (Redis's comes once the client exists) is a connection received and rejected.
-  ++state_.stats.connections_received;
   if (state_.config.protected_mode && state_.config.requirepass.empty() &&
       !net::is_loopback_peer(fd))
     return refuse(errors::kProtectedMode);
+  // Only an admitted connection is received, as Redis counts: its refusals (maxclients,
+  // protected mode) are rejected connections alone.
+  ++state_.stats.connections_received;
   auto session = std::make_unique<Session>(*this, state_, events_, *state_.io[index_], fd, id);
   session->client().loop = index_;
   sessions_.emplace(id, std::move(session));

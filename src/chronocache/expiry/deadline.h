@@ -9,10 +9,10 @@
 //     2^32-1         no deadline inside the window: never expires, or expires so far ahead
 //                    that the owner keeps the exact time aside (see Cache's far deadlines)
 //
-// The owner rebases (epoch := about now, every stored value shifted down) once `now` is 2^31 ms
-// (24.8 days) past the epoch, so `now - epoch` always fits in 31 bits and a live check on the hot
-// path is one unsigned compare: `stored > relative_now`. A deadline equal to now is expired: an
-// entry is visible strictly before its deadline, never at it.
+// The owner rebases (epoch := 2^30 ms before now, every stored value shifted down) once `now` is
+// 2^31 ms (24.8 days) past the epoch, so `now - epoch` always fits in 31 bits and a live check on
+// the hot path is one unsigned compare: `stored > relative_now`. A deadline equal to now is
+// expired: an entry is visible strictly before its deadline, never at it.
 #pragma once
 
 #include <chrono>

@@ -38,7 +38,8 @@ TEST(LinkedNodes, NodesKeepTheirListsAndWordsAcrossGrowth) {
       EXPECT_EQ(nodes[h].slot, SlotId{expected});
       expected -= 2;
     }
-    EXPECT_EQ(expected + 2, list);  // the walk reached the list's first node
+    // The walk reached the list's first node, slot `list` (unsigned: list 0's last step wraps).
+    EXPECT_EQ(expected + 2, list);
   }
 }
 

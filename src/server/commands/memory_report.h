@@ -1,8 +1,8 @@
 // MemoryReport: the server's memory as Redis's getMemoryOverheadData splits it, read in one
 // place for INFO's memory section, MEMORY STATS and MEMORY DOCTOR, so the three agree.
 //
-//   total (used_memory) = overhead { startup │ clients │ every database's table }
-//                       + dataset  { records, eviction policies' nodes }
+//   total (used_memory) = overhead { startup │ clients │ every database's table and policy order }
+//                       + dataset  { records }
 //
 // The allocator's own figures: Redis built with libc malloc gets none from it and takes
 // used_memory as allocated and the RSS as active and resident, so that its ratios still say how
@@ -22,14 +22,14 @@ namespace chronocached {
 struct MemoryReport {
   struct DbTable {
     std::size_t index;
-    std::size_t bytes;  // the table: slots, control bytes, directory
+    std::size_t bytes;  // the engine's own: table (slots, control bytes, directory), policy order
   };
   std::size_t total = 0;        // used_memory: what maxmemory compares (store/memory_budget.h)
   std::size_t peak = 0;         // the highest total read so far
   std::size_t startup = 0;      // the baseline fixed at start
   std::size_t clients = 0;      // the sessions and their buffers' capacities
   std::vector<DbTable> tables;  // the databases that hold keys, as Redis lists them
-  std::size_t overhead = 0;     // startup + clients + the tables of every database
+  std::size_t overhead = 0;     // startup + clients + the engines of every database
   std::size_t dataset = 0;      // total - overhead
   std::size_t keys = 0;         // stored, as DBSIZE counts them
   std::size_t rss = 0;

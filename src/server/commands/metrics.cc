@@ -154,7 +154,7 @@ std::string render_metrics(ServerState& server, std::int64_t unix_ms) {
   out.family("chronocache_memory_used_bytes", "gauge", "Memory counted against maxmemory.");
   out.sample(static_cast<double>(memory.total));
   out.family("chronocache_memory_dataset_bytes", "gauge",
-             "Memory the records and eviction policies take (used less startup, clients, tables).");
+             "Memory the records take (used less startup, clients, tables and policy orders).");
   out.sample(static_cast<double>(memory.dataset));
   out.family("chronocache_memory_rss_bytes", "gauge", "Resident set of the process.");
   out.sample(static_cast<double>(memory.rss));

@@ -230,7 +230,7 @@ bool MemoryBudget::evict_random(Db& db, TimePoint now) {
   if (!key) return false;
   const std::string victim(*key);  // the view dies with the record
   if (!db.erase_uncounted(victim, now)) return false;
-  ++evicted_;  // Db::evict told the watchers
+  ++evicted_;  // Db::erase_uncounted told the watchers
   return true;
 }
 
