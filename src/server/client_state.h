@@ -21,6 +21,10 @@ namespace chronocached {
 // bytes waiting past it are what Redis keeps in its reply list (omem, and INFO's
 // client_recent_max_output_buffer).
 inline constexpr std::size_t kRedisReplyChunkBytes = 16 * 1024;
+// Of `waiting` unsent reply bytes, those Redis would hold in its reply list (past the buffer).
+inline constexpr std::size_t reply_list_bytes(std::size_t waiting) {
+  return waiting > kRedisReplyChunkBytes ? waiting - kRedisReplyChunkBytes : 0;
+}
 
 struct CommandSpec;
 

@@ -388,9 +388,7 @@ void Session::update_interest() {
 void Session::shrink_buffers(BufferPeaks& peaks, std::int64_t unix_s) {
   // Before the burst's memory goes: the query buffer as allocated and the replies waiting past
   // Redis's fixed buffer, as Redis's clientsCron tracks them.
-  const std::size_t waiting = output_.size() - sent_;
-  peaks.note(unix_s, input_.capacity(),
-             waiting > kRedisReplyChunkBytes ? waiting - kRedisReplyChunkBytes : 0);
+  peaks.note(unix_s, input_.capacity(), reply_list_bytes(output_.size() - sent_));
   input_.shrink();
   if (output_.empty() && output_.capacity() > (64u << 10)) std::string().swap(output_);
   note_buffer_bytes();

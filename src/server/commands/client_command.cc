@@ -108,7 +108,7 @@ void append_client_line(std::string& out, const CommandContext& ctx, const Clien
     if (c.output->size() >= sent) obl = c.output->size() - sent;
   }
   const std::size_t tot_mem = qbuf_capacity + rbs + multi_mem;
-  const std::size_t omem = obl > kRedisReplyChunkBytes ? obl - kRedisReplyChunkBytes : 0;
+  const std::size_t omem = reply_list_bytes(obl);
   char line[512];
   std::snprintf(line, sizeof(line), " fd=%d name=", c.fd);
   out.append("id=").append(std::to_string(c.id));
