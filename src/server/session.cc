@@ -77,7 +77,10 @@ void Session::on_ready(std::uint32_t events) {
     process();
     flush();
   }
-  if (input_ended_ && !paused_) client_.close_after_reply = true;  // all it sent has run
+  if (input_ended_ && !paused_ && !client_.close_after_reply) {  // all it sent has run
+    const HostLock lock(host_);  // CLIENT LIST on another loop reads the flag ('c')
+    client_.close_after_reply = true;
+  }
   update_interest();
   if (closing()) host_.schedule_close(client_.id);
 }

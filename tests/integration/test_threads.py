@@ -7,6 +7,7 @@ ThreadSanitizer build of the server, which fails on any data race (exit status 6
 The clients are Python threads: the GIL serialises their Python code, not their sockets, so the
 server still sees requests from many connections on all its loops at once.
 """
+import socket
 import threading
 import time
 
@@ -253,3 +254,33 @@ def test_a_killed_client_runs_nothing_more_whatever_loop_serves_it(threaded):
         victim.sendall(b"EXEC\r\nPING\r\n")
         assert read_until_closed(victim) == b"", round_
         assert c.get(f"k{round_}") is None, round_
+
+
+def test_clients_that_half_close_while_another_loop_lists_them(threaded):
+    # A client that shuts down its writing half is marked to close once its commands ran; CLIENT
+    # LIST on another loop reads that mark ('c'). The mark was written outside the lock: under
+    # ThreadSanitizer, a data race (exit status 66 when the server stops).
+    lister = threaded.client(decode_responses=True)
+    stop = threading.Event()
+    listed = []
+
+    def list_clients():
+        while not stop.is_set():
+            listed.append(len(lister.client_list()))
+
+    def half_close(n):
+        for k in range(40):
+            sock = threaded.raw()
+            sock.sendall(b"SET half:%d:%d v\r\n" % (n, k))
+            sock.shutdown(socket.SHUT_WR)
+            assert read_until_closed(sock) == b"+OK\r\n"
+            sock.close()
+
+    lister_thread = threading.Thread(target=list_clients)
+    lister_thread.start()
+    try:
+        run_all([lambda n=n: half_close(n) for n in range(6)])
+    finally:
+        stop.set()
+        lister_thread.join(timeout=60)
+    assert listed and lister.dbsize() == 6 * 40
