@@ -231,9 +231,6 @@ void Session::process() {
   std::uint64_t config_seen = state_.config_generation;
   // A CONFIG SET on another loop changed the limit the batch was framed under: parse it again.
   if (limits.max_bulk_len != framed_max_bulk_len_) framed_.clear();
-  // What may raise used_memory_peak: the read's input, and the batch's writes and replies.
-  const std::size_t counted_before = counted_bytes_;
-  const std::uint64_t changes_before = state_.keyspace.changes();
   note_buffer_bytes();  // CLIENT LIST's qbuf: the whole batch while it runs, as Redis's
   prefetch_keys();
   while (!client_.close_after_reply && !closed_ && !client_.killed) {
@@ -296,11 +293,6 @@ void Session::process() {
   framed_.clear();  // views into the input, which the next read may move
   if (over_query_limit()) closed_ = true;
   note_buffer_bytes();
-  // Only after a batch that may have grown memory. Measured with callgrind under
-  // redis-benchmark -c 1 (one command a batch): a SET's batch pays ~75 more instructions of
-  // the ~1 800 its process() ran, a GET's ~16.
-  if (counted_bytes_ > counted_before || state_.keyspace.changes() != changes_before)
-    state_.memory.note_peak(client_.db);
 }
 
 bool Session::flush() {

@@ -74,15 +74,14 @@ def test_memory_doctor_reports_a_peak_far_above_what_is_used_now(own):
     assert report.endswith("I'm here to keep you safe, Sam. I want to help you.\n")
 
 
-def test_the_peak_is_raised_after_each_batch_of_commands(own):
-    # Redis raises used_memory_peak after every command. Here each batch of a client's commands
-    # raises it: with the housekeeping tick once a second, the keys' load is seen although they
-    # are gone before any tick or INFO could sample it (the tick alone missed it).
-    own.config_set("hz", 1)
-    fill(own, 20_000, 1000)
+def test_the_peak_is_sampled_by_the_tick_without_anyone_reading_memory(own):
+    # The housekeeping tick samples the peak at hz (here every 10 ms) while the keys load; no
+    # INFO memory or MEMORY command runs until they are gone.
+    own.config_set("hz", 100)
+    fill(own, 40_000, 1000)
     own.flushall()
     memory = own.info("memory")
-    assert memory["used_memory_peak"] > 19_000 * 1000 > memory["used_memory"], memory
+    assert memory["used_memory_peak"] > 20_000 * 1000 > memory["used_memory"]
 
 
 def test_memory_doctor_finds_nothing_wrong_with_a_plainly_loaded_instance(own):

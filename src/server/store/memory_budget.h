@@ -92,24 +92,16 @@ class MemoryBudget {
   std::size_t dataset_bytes() const;
   std::size_t baseline() const { return baseline_; }
   std::size_t client_bytes() const { return client_bytes_.load(std::memory_order_relaxed); }
-  // The highest used memory seen so far: after each batch of a client's commands (note_peak),
-  // and by loop 0's housekeeping tick, an eviction step, INFO or MEMORY. Redis's
-  // used_memory_peak, which Redis raises after every command: a batch here is one read's
-  // commands, so a peak that comes and goes inside one pipelined batch (a large SET, then its
-  // DEL) is missed. CONFIG RESETSTAT keeps it, as Redis's does.
+  // The highest used() read so far: by loop 0's housekeeping tick (hz times a second), an
+  // eviction step, INFO or MEMORY. Redis's used_memory_peak, which Redis also raises after
+  // every command, so a peak that comes and goes between two readings is missed here. CONFIG
+  // RESETSTAT keeps it, as Redis's does.
   std::size_t peak() const { return peak_; }
   // used(), raising peak() to it.
   std::size_t read_used() {
     const std::size_t bytes = used();
     peak_ = std::max(peak_, bytes);
     return bytes;
-  }
-  // After a batch of commands that last worked on database `db`: re-reads that database (O(1),
-  // as evict() does; the others' last figures stand until the tick re-reads them) and raises
-  // peak() to the total.
-  void note_peak(std::size_t db) {
-    refresh(db);
-    peak_ = std::max(peak_, cached_dataset_ + client_bytes() + baseline_);
   }
   // Fixes the baseline: the heap in use now (mallinfo2) less the databases. Called once at start,
   // with the databases empty. Sanitizer builds hide the allocator's count: the baseline is 0.
