@@ -107,6 +107,13 @@ def advance(client, ms):
         assert node.execute_command("DEBUG", "ADVANCE-CLOCK", ms) in (True, "OK", b"OK")
 
 
+def ttl_set_since(ttl, seconds, started):
+    """Whether `ttl`, TTL's reply for a key given `seconds` at or after time.monotonic() read
+    `started`, is what it can be now: at most `seconds`, at least that less the time since (and
+    the second TTL rounds down). A fixed window fails on a loaded machine under a sanitizer."""
+    return seconds - (time.monotonic() - started) - 1 <= ttl <= seconds
+
+
 def server_unix_ms(client):
     """The server's wall clock in ms (DEBUG ADVANCE-CLOCK moves it): PX's deadline minus PX."""
     client.set("__clock_probe", "x", px=10**9)

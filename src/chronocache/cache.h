@@ -102,7 +102,8 @@ struct Hashed {
 inline constexpr TimePoint kNoExpiry = detail::kNever;
 
 template <class K, class V, EvictionPolicy Policy = TtlOnly, Clock ClockT = CoarseClock,
-          class Hash = DefaultHash<K>, class Eq = std::equal_to<>>
+          class Hash = DefaultHash<K>, class Eq = std::equal_to<>,
+          CacheFeatures Features = CacheFeatures{}>
 class Cache {
  public:
   using key_type = K;
@@ -188,6 +189,11 @@ class Cache {
   // Entries held, including expired ones not yet reclaimed: O(1) always (Redis's DBSIZE counts
   // the same way). size() is the live count, but may have to scan.
   std::size_t stored_size() const noexcept { return table_.size(); }
+  // Of those, the entries with a deadline, expired ones included: O(1) (Redis's INFO keyspace
+  // `expires=`, its expires dict's size). Kept only with CacheFeatures::count_volatile.
+  std::size_t volatile_stored_size() const noexcept requires(Features.count_volatile) {
+    return window_deadlines_ + far_.size();
+  }
 
   // Examines at most `budget` slots, continuing where the previous call stopped, and removes
   // the expired entries among them. Returns how many it removed.
@@ -235,6 +241,7 @@ class Cache {
     table_.clear();
     policy_.clear();
     entry_heap_bytes_ = 0;
+    window_deadlines_ = 0;
     far_.clear();
     next_expiry_lower_bound_ = kNoExpiry;
     cycle_min_stored_ = detail::kNoDeadlineInWindow;
@@ -510,6 +517,7 @@ class Cache {
       CC_ASSERT(found());
       if (cache_->is_quiet_write(deadline)) [[likely]] {
         replace_value(std::move(value));
+        cache_->count_window_deadline(ref_.slot->deadline, deadline.stored);
         ref_.slot->deadline = deadline.stored;
         return accessed(kValueOwnsHeap);
       }
@@ -752,6 +760,7 @@ class Cache {
             ? far_.empty()
             : detail::DeadlineEpoch::is_live(old, static_cast<std::uint32_t>(relative_now));
     if (!live || stored < old || deadline <= now) return false;
+    count_window_deadline(old, stored);  // the writer's own count: no reader reads it
     std::atomic_ref<V>(ref.slot->value).store(value, std::memory_order_relaxed);
     std::atomic_ref<detail::StoredDeadline>(ref.slot->deadline)
         .store(stored, std::memory_order_release);
@@ -1018,6 +1027,7 @@ class Cache {
       }
       const Ref ref = table_.find(it->first, table_.hash(it->first));
       CC_CHECK(ref, "a far deadline without its entry");
+      count_window_deadline(ref.slot->deadline, stored);
       ref.slot->deadline = stored;
       it = far_.erase(it);
     }
@@ -1064,6 +1074,7 @@ class Cache {
     // kNoExpiry encodes as kNoDeadlineInWindow too, so the common deadline in the window pays for
     // neither test (and kNoExpiry never lowers the bounds below).
     if (stored == detail::kNoDeadlineInWindow) [[unlikely]] {
+      count_window_deadline(ref.slot->deadline, stored);
       ref.slot->deadline = stored;
       if (deadline == kNoExpiry) return;
       remember_far_deadline(ref, deadline);
@@ -1074,6 +1085,7 @@ class Cache {
   }
 
   CC_ALWAYS_INLINE void set_deadline(const Ref& ref, detail::WindowDeadline deadline) {
+    count_window_deadline(ref.slot->deadline, deadline.stored);
     ref.slot->deadline = deadline.stored;
     lower_expiry_bounds(deadline.stored);
   }
@@ -1120,6 +1132,16 @@ class Cache {
     refresh_quiet_write_floor();
   }
 
+  // Every write of a slot's deadline (and an erase, as a write of none) calls this first,
+  // so window_deadlines_ counts the slots whose deadline is in the window; far_ holds the rest.
+  CC_ALWAYS_INLINE void count_window_deadline(detail::StoredDeadline before,
+                                              detail::StoredDeadline after) noexcept {
+    if constexpr (Features.count_volatile) {
+      window_deadlines_ += static_cast<std::size_t>(after != detail::kNoDeadlineInWindow);
+      window_deadlines_ -= static_cast<std::size_t>(before != detail::kNoDeadlineInWindow);
+    }
+  }
+
   CC_ALWAYS_INLINE void forget_far_deadline(const Ref& ref) {
     if (ref.slot->deadline == detail::kNoDeadlineInWindow && !far_.empty()) [[unlikely]]
       erase_far_deadline(ref);
@@ -1128,6 +1150,7 @@ class Cache {
   void erase_entry(Ref ref) {
     entry_heap_bytes_ -= entry_heap_bytes(ref);
     policy_.on_erase(table_.meta(ref));
+    count_window_deadline(ref.slot->deadline, detail::kNoDeadlineInWindow);
     forget_far_deadline(ref);
     table_.erase_at(ref);
   }
@@ -1339,6 +1362,8 @@ class Cache {
   bool reads_remove_expired_ = true;  // set_reads_remove_expired
   // Sum of HeapBytes over stored keys and values (entries expired but not reclaimed included).
   std::size_t entry_heap_bytes_ = 0;
+  // Slots whose stored deadline is in the window (CacheFeatures::count_volatile; else 0).
+  std::size_t window_deadlines_ = 0;
   // No stored deadline is earlier than this, so size() may skip its scan while now is before it.
   TimePoint next_expiry_lower_bound_ = kNoExpiry;
   // The earliest deadline seen in the current reclaim cycle (and put since it began), stored

@@ -129,6 +129,8 @@ class ReferenceCache {
   std::size_t live() const { return entries_.size() - expired_.size(); }
   std::size_t held() const { return entries_.size(); }
   std::size_t expired_held() const { return expired_.size(); }
+  // Held entries with a deadline: the live ones scheduled, and every expired one.
+  std::size_t volatile_held() const { return by_deadline_.size() + expired_.size(); }
   std::vector<K> expired_keys() const { return {expired_.begin(), expired_.end()}; }
   const CacheStats& stats() const { return stats_; }
   void sync_expired_count(std::uint64_t expired) { stats_.expired = expired; }
@@ -272,13 +274,15 @@ struct Workload {
   MassDeletes mass_deletes;
 };
 
-// Runs `w` against Cache<K, int, Policy, ManualClock, Hash>. key_of(i) names key i; lookups go
-// through view_of(key) half of the time (heterogeneous lookup for string keys).
+// Runs `w` against Cache<K, int, Policy, ManualClock, Hash> (counting its volatile entries, so
+// that every write and erase checks that count too). key_of(i) names key i; lookups go through
+// view_of(key) half of the time (heterogeneous lookup for string keys).
 template <class K, class Policy, class Hash = DefaultHash<K>, class KeyOf, class ViewOf>
 void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
   SCOPED_TRACE(testing::Message() << "seed " << w.seed);
   constexpr bool kExactReclaim = !std::is_same_v<Policy, TtlOnly>;
-  Cache<K, int, Policy, ManualClock, Hash> cache({.max_entries = w.max_entries});
+  Cache<K, int, Policy, ManualClock, Hash, std::equal_to<>, CacheFeatures{.count_volatile = true}>
+      cache({.max_entries = w.max_entries});
   ReferenceCache<K> model(cache.clock().now(), w.max_entries);
   std::mt19937_64 rng(w.seed);
   auto random_key = [&] { return key_of(rng() % w.key_space); };
@@ -290,6 +294,10 @@ void run_differential(const Workload& w, KeyOf key_of, ViewOf view_of) {
     ASSERT_EQ(got.evicted, want.evicted) << "op " << op;
     ASSERT_GE(got.expired, want.expired) << "op " << op;
     ASSERT_LE(got.expired, want.expired + model.expired_held()) << "op " << op;
+    // The entries the cache no longer holds and the model does are expired ones it reclaimed,
+    // each of which had a deadline.
+    const std::size_t reclaimed_early = model.held() - cache.stored_size();
+    ASSERT_EQ(cache.volatile_stored_size(), model.volatile_held() - reclaimed_early) << "op " << op;
   };
   auto reclaim_fully = [&](std::size_t op) {
     cache.reclaim_expired(kFullBudget);  // to the end of the table...

@@ -180,6 +180,41 @@ TEST(CacheExpiry, AnOverwriteWithAnEarlierDeadlineLowersTheExpiryBound) {
   EXPECT_EQ(cache.size(), 98u);
 }
 
+// CacheFeatures::count_volatile: the stored entries with a deadline, exact through every way a
+// deadline is written or dropped, the quiet overwrite most TTL writes take (Cache::is_quiet_write)
+// and a deadline beyond the window (kept apart, in far_) included.
+TEST(CacheExpiry, TheVolatileCountFollowsEveryDeadlineWrittenOrDropped) {
+  Cache<std::uint64_t, std::uint32_t, TtlOnly, ManualClock, DefaultHash<std::uint64_t>,
+        std::equal_to<>, CacheFeatures{.count_volatile = true}>
+      cache;
+  const auto reclaim_all = [&] {
+    cache.reclaim_expired(1'000'000);  // to the end of the table...
+    cache.reclaim_expired(1'000'000);  // ...then one whole cycle
+  };
+  for (std::uint64_t key = 0; key < 100; ++key) cache.put(key, 0);
+  EXPECT_EQ(cache.volatile_stored_size(), 0u);
+  for (std::uint64_t key = 0; key < 50; ++key) cache.put(key, 1, 1h);  // all but the first quiet
+  EXPECT_EQ(cache.volatile_stored_size(), 50u);
+  cache.put(0, 2);  // a write without a TTL drops it
+  const TimePoint far_deadline = cache.clock().now() + 24h * 60;
+  cache.put(1, 2, 24h * 60);  // beyond the window: moves to far_, still counted once
+  EXPECT_TRUE(cache.erase(2));
+  cache.put(200, 0, 1s);  // a new key with a TTL
+  EXPECT_EQ(cache.volatile_stored_size(), 49u);
+  cache.clock().advance(2s);
+  EXPECT_EQ(cache.volatile_stored_size(), 49u);  // expired but stored, as Redis's expires dict
+  reclaim_all();
+  EXPECT_EQ(cache.volatile_stored_size(), 48u);
+  cache.clock().advance(24h * 30);  // past the rebase point: the next write moves the epoch, and
+  cache.put(300, 0);                // the 60-day deadline, now 30 days off, into the window
+  EXPECT_EQ(cache.volatile_stored_size(), 48u);
+  reclaim_all();  // the 1-hour keys are long due
+  EXPECT_EQ(cache.volatile_stored_size(), 1u);
+  EXPECT_EQ(cache.deadline(std::uint64_t{1}), far_deadline);
+  cache.clear();
+  EXPECT_EQ(cache.volatile_stored_size(), 0u);
+}
+
 TEST(CacheExpiry, TheSliceIntervalShrinksWithTheTableWithinTheHostsBounds) {
   ExpiryPacer pacer;                                   // 500 ms cycle, ~32 K slots per slice
   EXPECT_EQ(pacer.interval(1000, 1ms, 100ms), 100ms);  // small: the host's longest

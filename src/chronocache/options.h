@@ -1,4 +1,5 @@
 // CacheOptions: the knobs of one Cache (or of each shard of a ShardedCache), set at construction.
+// CacheFeatures: what a Cache keeps at compile time, for the users who want it.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,15 @@ struct CacheOptions {
   std::size_t max_bytes = 0;
   // Entries to make room for up front (like reserve()); 0 = grow on demand from one group.
   std::size_t initial_capacity = 0;
+};
+
+// Chosen at compile time, since each costs every write a few instructions that most users would
+// pay for nothing: Cache<..., CacheFeatures{.count_volatile = true}>.
+struct CacheFeatures {
+  // Keep Cache::volatile_stored_size(), how many stored entries have a deadline, exact and O(1)
+  // (Redis's INFO keyspace `expires=`): a few instructions on each write and erase (the server's
+  // SET path: 15-21 of ~420, docs/performance.md).
+  bool count_volatile = false;
 };
 
 }  // namespace chronocache

@@ -75,10 +75,11 @@
 namespace chronocache {
 
 template <class K, class V, EvictionPolicy Policy = TtlOnly, Clock ClockT = CoarseClock,
-          class Hash = DefaultHash<K>, class Eq = std::equal_to<>>
+          class Hash = DefaultHash<K>, class Eq = std::equal_to<>,
+          CacheFeatures Features = CacheFeatures{}>
 class ShardedCache {
  public:
-  using Shard = Cache<K, V, Policy, ClockT, Hash, Eq>;
+  using Shard = Cache<K, V, Policy, ClockT, Hash, Eq, Features>;
   using key_type = K;
   using mapped_type = V;
 
@@ -176,6 +177,14 @@ class ShardedCache {
     std::size_t total = 0;
     const TimePoint now = clock_.now();  // the shards' own clocks are copies that tests never move
     for_each_shard_mutex([&](const Shard& shard) { total += shard.size_at(now); });
+    return total;
+  }
+
+  // Stored entries with a deadline across shards, expired ones not yet reclaimed included
+  // (Cache::volatile_stored_size: CacheFeatures::count_volatile).
+  std::size_t volatile_stored_size() const requires(Features.count_volatile) {
+    std::size_t total = 0;
+    for_each_shard_mutex([&](const Shard& shard) { total += shard.volatile_stored_size(); });
     return total;
   }
 

@@ -131,6 +131,23 @@ TEST(ShardedCache, ReclaimExpiredSweepsEveryShard) {
   for (int key = 600; key < 1000; ++key) ASSERT_EQ(cache.get(key), key);
 }
 
+TEST(ShardedCache, TheVolatileCountSumsEveryShard) {
+  ShardedCache<int, int, TtlOnly, ManualClock, DefaultHash<int>, std::equal_to<>,
+               CacheFeatures{.count_volatile = true}>
+      cache({}, 8);
+  for (int key = 0; key < 1000; ++key) cache.put(key, key, 1s);
+  for (int key = 1000; key < 1500; ++key) cache.put(key, key);
+  EXPECT_EQ(cache.volatile_stored_size(), 1000u);
+  for (int key = 0; key < 100; ++key) cache.erase(key);
+  for (int key = 100; key < 200; ++key) cache.put(key, key);  // the TTL dropped
+  EXPECT_EQ(cache.volatile_stored_size(), 800u);
+  cache.clock().advance(1s);
+  const std::size_t budget = std::size_t{1} << 30;
+  cache.reclaim_expired(budget);
+  cache.reclaim_expired(budget);
+  EXPECT_EQ(cache.volatile_stored_size(), 0u);
+}
+
 TEST(ShardedCache, StatsSumEveryShard) {
   Sharded cache({}, 8);
   for (int key = 0; key < 100; ++key) cache.put(key, key, 1s);

@@ -399,10 +399,11 @@ void errorstats_section(InfoText& info, const ServerState& server) {
   }
 }
 
-// db<N>:keys=..,expires=..,avg_ttl=..: keys in O(1) (stored entries, as Redis's dict size);
-// expires and avg_ttl by a walk of small databases and from a sample of kKeyspaceSample keys of
-// large ones (a walk of 10 M keys would stall every client for tens of milliseconds on each INFO
-// a dashboard sends; Redis estimates avg_ttl by sampling too).
+// db<N>:keys=..,expires=..,avg_ttl=..: keys and expires in O(1), both counting expired keys
+// not yet reclaimed (the sizes of Redis's dict and expires dict); avg_ttl by a walk of small
+// databases and from a sample of kKeyspaceSample keys of large ones (a walk of 10 M keys would
+// stall every client for tens of milliseconds on each INFO a dashboard sends; Redis estimates
+// avg_ttl by sampling too).
 constexpr std::size_t kKeyspaceSample = 4096;
 
 void keyspace_section(InfoText& info, CommandContext& ctx) {
@@ -411,18 +412,15 @@ void keyspace_section(InfoText& info, CommandContext& ctx) {
     Db& db = ctx.server.keyspace.db(i);
     const std::uint64_t keys = db.stored_size();
     if (keys == 0) continue;
-    std::uint64_t seen = 0;
     std::uint64_t with_ttl = 0;
     long double ttl_sum_ms = 0;
     const auto count = [&](TimePoint deadline) {
-      ++seen;
       if (deadline == kNoExpiry) return;
       ++with_ttl;
       ttl_sum_ms += static_cast<long double>(
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ctx.now).count());
     };
-    const bool walk = keys <= kKeyspaceSample * 4;
-    if (walk) {
+    if (keys <= kKeyspaceSample * 4) {
       db.for_each(ctx.now, [&](std::string_view, const Blob&, TimePoint d) { count(d); });
     } else {
       for (std::size_t n = 0; n < kKeyspaceSample; ++n) {
@@ -431,15 +429,11 @@ void keyspace_section(InfoText& info, CommandContext& ctx) {
         if (const auto deadline = db.deadline(*key, ctx.now)) count(*deadline);
       }
     }
-    const std::uint64_t expires =
-        walk || seen == 0
-            ? with_ttl
-            : static_cast<std::uint64_t>(static_cast<long double>(with_ttl) * keys / seen);
     const auto avg_ttl = with_ttl == 0 ? 0LL : static_cast<long long>(ttl_sum_ms / with_ttl);
     char value[96];
     std::snprintf(value, sizeof(value), "keys=%llu,expires=%llu,avg_ttl=%lld",
-                  static_cast<unsigned long long>(keys), static_cast<unsigned long long>(expires),
-                  avg_ttl);
+                  static_cast<unsigned long long>(keys),
+                  static_cast<unsigned long long>(db.volatile_stored_size()), avg_ttl);
     std::string key = "db";
     key.append(std::to_string(i));
     info.field(key, value);

@@ -50,7 +50,9 @@ using ServerPolicy =
                                   chronocache::Sieve, chronocache::S3Fifo, chronocache::WTinyLfu>;
 enum class EnginePolicy : std::uint8_t { kNone, kLru, kLfu, kSieve, kS3Fifo, kWTinyLfu };
 static_assert(static_cast<std::size_t>(EnginePolicy::kWTinyLfu) + 1 == ServerPolicy::kAlternatives);
-using Engine = chronocache::Cache<Blob, NoValue, ServerPolicy, LoopClock, BlobHash, BlobEq>;
+// Counting keys with a deadline keeps INFO keyspace's expires= exact (Redis's expires dict).
+using Engine = chronocache::Cache<Blob, NoValue, ServerPolicy, LoopClock, BlobHash, BlobEq,
+                                  chronocache::CacheFeatures{.count_volatile = true}>;
 inline constexpr TimePoint kNoExpiry = chronocache::kNoExpiry;
 static_assert(Engine::slot_bytes() == 13,
               "a slot is a Blob and a 32-bit deadline: 12 bytes and a control byte (the policy's "
@@ -170,6 +172,8 @@ class Db {
   // Keys held, expired ones not yet reclaimed included, in O(1): what Redis's DBSIZE and INFO
   // keyspace report (size() is exact but may scan the table).
   std::size_t stored_size() const { return engine_->stored_size(); }
+  // Of those, the keys with a TTL, in O(1): INFO keyspace's expires=.
+  std::size_t volatile_stored_size() const { return engine_->volatile_stored_size(); }
 
   // Prefetching for a batch of pipelined commands: stage 1 for every key, then stage 2 for every
   // key, then the commands run with their table lines and records already in the cache.
