@@ -22,8 +22,8 @@ struct CacheOptions {
 // pay for nothing: Cache<..., CacheFeatures{.count_volatile = true}>.
 struct CacheFeatures {
   // Keep Cache::volatile_stored_size(), how many stored entries have a deadline, exact and O(1)
-  // (Redis's INFO keyspace `expires=`): a few instructions on each write and erase (the server's
-  // SET path: 15-21 of ~420, docs/performance.md).
+  // (Redis's INFO keyspace `expires=`): a few instructions on each write and erase (about 8 of
+  // a whole SET request's ~1 700 in the server: docs/performance.md).
   bool count_volatile = false;
 };
 

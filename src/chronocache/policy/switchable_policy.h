@@ -33,12 +33,14 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "chronocache/base/assert.h"
 #include "chronocache/policy/eviction_policy.h"
+#include "chronocache/policy/ttl_only.h"
 
 namespace chronocache {
 
@@ -102,12 +104,17 @@ class SwitchablePolicy {
   Meta on_insert(SlotId id, std::uint64_t hash) {
     return visit([&](auto& p) { return pack(p.on_insert(id, hash)); });
   }
-  void on_access(Meta& meta) {
-    visit([&](auto& p) {
-      auto own = unpack<std::remove_reference_t<decltype(p)>>(meta);
-      p.on_access(own);
-      meta = pack(own);
-    });
+  // Every read and overwrite calls this. While the first alternative is selected and it is
+  // TtlOnly (the server's noeviction), it returns inline. GCC compiled the whole switch out of
+  // line in the server's SET path, saving three to six registers before finding nothing to do:
+  // callgrind over the whole server at redis-benchmark -P 16, instructions a request: SET 1 724 ->
+  // 1 705, GET of stored keys 1 438 -> 1 426; with allkeys-lru, which now pays the test, SET
+  // 1 831 -> 1 824 and GET 1 497 -> 1 503.
+  CC_ALWAYS_INLINE void on_access(Meta& meta) {
+    if constexpr (std::is_same_v<std::tuple_element_t<0, std::tuple<Policies...>>, TtlOnly>) {
+      if (policies_.index() == 0) return;
+    }
+    on_access_selected(meta);
   }
   void on_erase(Meta& meta) {
     visit([&](auto& p) {
@@ -137,6 +144,14 @@ class SwitchablePolicy {
   }
 
  private:
+  void on_access_selected(Meta& meta) {
+    visit([&](auto& p) {
+      auto own = unpack<std::remove_reference_t<decltype(p)>>(meta);
+      p.on_access(own);
+      meta = pack(own);
+    });
+  }
+
   template <class OwnMeta>
   static Meta pack(const OwnMeta& own) noexcept {
     static_assert(std::is_trivially_copyable_v<OwnMeta> && sizeof(OwnMeta) <= sizeof(Meta));
